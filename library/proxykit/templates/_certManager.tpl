@@ -1,0 +1,24 @@
+{{/*
+proxykit.certManager.values — values for the upstream cert-manager chart.
+Input:  dict "context" $
+Output: YAML map. Without credentials: the chart's own keys http_proxy, https_proxy,
+        no_proxy (empty ones left out). With credentials (user-info in a URL, or
+        proxy.existingSecret): those keys would become plain env values in the
+        controller Deployment, so the map holds extraEnv instead, a list of
+        secretKeyRefs into proxykit.proxy.secretName; that Secret must exist in
+        cert-manager's namespace. "{}" when the proxy is off.
+The NO_PROXY includes the service CIDR and API server, which cert-manager's leader
+election needs to reach the API server without the proxy.
+*/}}
+{{- define "proxykit.certManager.values" -}}
+{{- $s := include "proxykit.resolve.settings" . | fromJson -}}
+{{- $values := dict -}}
+{{- if $s.credentials -}}
+  {{- $values = dict "extraEnv" (include "proxykit.proxy.env" . | fromYamlArray) -}}
+{{- else if $s.enabled -}}
+  {{- $values = dict "no_proxy" $s.noProxy -}}
+  {{- if $s.http }}{{ $_ := set $values "http_proxy" $s.http }}{{ end -}}
+  {{- if $s.https }}{{ $_ := set $values "https_proxy" $s.https }}{{ end -}}
+{{- end -}}
+{{- toYaml $values -}}
+{{- end -}}

@@ -1,0 +1,84 @@
+package tests
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	corev1 "k8s.io/api/core/v1"
+)
+
+const benchContainers = 20
+
+// benchTiers builds three tiers of n entries for the fixture's bench Deployment:
+// defaults.env VAR_0..VAR_n-1, bench.first VAR_n/2.. (half override defaults),
+// bench.second VAR_n.. as valueFrom (new names).
+func benchTiers(n int) (defaults, first, second []any) {
+	for i := 0; i < n; i++ {
+		defaults = append(defaults, map[string]any{"name": fmt.Sprintf("VAR_%d", i), "value": "default"})
+		first = append(first, map[string]any{"name": fmt.Sprintf("VAR_%d", i+n/2), "value": i})
+		second = append(second, map[string]any{"name": fmt.Sprintf("VAR_%d", i+n),
+			"valueFrom": map[string]any{"fieldRef": map[string]any{"fieldPath": "metadata.name"}}})
+	}
+	return defaults, first, second
+}
+
+func benchValues(t testing.TB, containers, n int) string {
+	defaults, first, second := benchTiers(n)
+	return valuesYAML(t, map[string]any{
+		"proxy":    map[string]any{"http": "http://proxy.corp:3128", "https": "http://proxy.corp:3128"},
+		"cluster":  map[string]any{"podCIDRs": "10.244.0.0/16", "serviceCIDRs": "10.96.0.0/12", "apiServer": "10.96.0.1"},
+		"defaults": map[string]any{"env": defaults},
+		"bench":    map[string]any{"containers": containers, "first": first, "second": second},
+	})
+}
+
+// TestBenchTemplate asserts the merge the benchmark measures, on a size small enough to spell out.
+func TestBenchTemplate(t *testing.T) {
+	r := mustRenderSDK(t, fixtureChart, benchValues(t, 3, 4))
+	spec := r.Deployment(t, releaseName+"-bench").Spec.Template.Spec
+	require.Len(t, spec.Containers, 3)
+	proxyTier := 6
+	for _, c := range spec.Containers {
+		require.Len(t, c.Env, proxyTier+8, "VAR_0..VAR_7 after the proxy tier")
+		got := c.Env[proxyTier:]
+		want := []corev1.EnvVar{
+			val("VAR_0", "default"), val("VAR_1", "default"), val("VAR_2", "0"), val("VAR_3", "1"),
+			fieldRef("VAR_4", "metadata.name"), fieldRef("VAR_5", "metadata.name"),
+			fieldRef("VAR_6", "metadata.name"), fieldRef("VAR_7", "metadata.name"),
+		}
+		assert.Equal(t, want, got, "container %s", c.Name)
+	}
+}
+
+// BenchmarkGenerateEnv renders 20 containers, each merging three tiers of n entries.
+// `make bench` checks that 1000 entries cost at most 11x what 100 do.
+func BenchmarkGenerateEnv(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
+			benchmarkRender(b, benchValues(b, benchContainers, n))
+		})
+	}
+}
+
+// BenchmarkRenderFixture renders the whole fixture chart with a proxy, credentials and defaults.
+func BenchmarkRenderFixture(b *testing.B) {
+	benchmarkRender(b, credentialValues(b, nil))
+}
+
+func benchmarkRender(b *testing.B, values string) {
+	chrt, err := loader.Load(fixtureChart)
+	require.NoError(b, err)
+	vals, err := chartutil.ReadValues([]byte(values))
+	require.NoError(b, err)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := renderManifests(fixtureChart, chrt, vals); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

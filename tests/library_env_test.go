@@ -1,0 +1,303 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+)
+
+const plainProxy = `
+proxy:
+  http: http://proxy.corp:3128
+  https: http://proxy.corp:3129
+cluster:
+  podCIDRs: [10.244.0.0/16]
+  serviceCIDRs: [10.96.0.0/12]
+  apiServer: 10.96.0.1
+`
+
+// noProxyPlain is what plainProxy resolves NO_PROXY to, written out by hand.
+const noProxyPlain = "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,169.254.169.254,metadata.google.internal"
+
+func val(name, value string) corev1.EnvVar { return corev1.EnvVar{Name: name, Value: value} }
+
+func fieldRef(name, path string) corev1.EnvVar {
+	return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: path}}}
+}
+
+func secretRef(name, secret, key string) corev1.EnvVar {
+	return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+		LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: key}}}
+}
+
+// proxyEnvPlain is the proxy tier for plainProxy.
+var proxyEnvPlain = []corev1.EnvVar{
+	val("HTTP_PROXY", "http://proxy.corp:3128"),
+	val("HTTPS_PROXY", "http://proxy.corp:3129"),
+	val("NO_PROXY", noProxyPlain),
+	val("http_proxy", "http://proxy.corp:3128"),
+	val("https_proxy", "http://proxy.corp:3129"),
+	val("no_proxy", noProxyPlain),
+}
+
+func withEnv(base []corev1.EnvVar, extra ...corev1.EnvVar) []corev1.EnvVar {
+	return append(append([]corev1.EnvVar{}, base...), extra...)
+}
+
+// The fixture's containers: "init" gets (list init.env), "app" gets
+// (list app.env app.extraEnv), "sidecar" gets (list sidecar.env) with "proxy" false.
+func TestGenerateEnv(t *testing.T) {
+	cases := []struct {
+		name   string
+		values string
+		want   map[string][]corev1.EnvVar // container -> env; nil means no env key at all
+	}{
+		{
+			name:   "no proxy and no env renders no env key",
+			values: ``,
+			want:   map[string][]corev1.EnvVar{"init": nil, "app": nil, "sidecar": nil},
+		},
+		{
+			name:   "proxy tier alone, both cases, sidecar opted out",
+			values: plainProxy,
+			want:   map[string][]corev1.EnvVar{"init": proxyEnvPlain, "app": proxyEnvPlain, "sidecar": nil},
+		},
+		{
+			name: "lowercase false drops the twins",
+			values: `
+proxy:
+  http: http://proxy.corp:3128
+  https: http://proxy.corp:3129
+  lowercase: false
+cluster:
+  podCIDRs: [10.244.0.0/16]
+  serviceCIDRs: [10.96.0.0/12]
+  apiServer: 10.96.0.1
+`,
+			want: map[string][]corev1.EnvVar{"app": proxyEnvPlain[:3]},
+		},
+		{
+			name: "defaults.env reaches every container, after the proxy tier",
+			values: plainProxy + `
+defaults:
+  env:
+    - {name: TZ, value: UTC}
+`,
+			want: map[string][]corev1.EnvVar{
+				"init":    withEnv(proxyEnvPlain, val("TZ", "UTC")),
+				"app":     withEnv(proxyEnvPlain, val("TZ", "UTC")),
+				"sidecar": {val("TZ", "UTC")},
+			},
+		},
+		{
+			name: "defaults.env replaces a proxy variable in place",
+			values: plainProxy + `
+defaults:
+  env:
+    - {name: TZ, value: UTC}
+    - {name: HTTPS_PROXY, value: "http://other:8080"}
+`,
+			want: map[string][]corev1.EnvVar{"app": {
+				val("HTTP_PROXY", "http://proxy.corp:3128"),
+				val("HTTPS_PROXY", "http://other:8080"),
+				val("NO_PROXY", noProxyPlain),
+				val("http_proxy", "http://proxy.corp:3128"),
+				val("https_proxy", "http://proxy.corp:3129"),
+				val("no_proxy", noProxyPlain),
+				val("TZ", "UTC"),
+			}},
+		},
+		{
+			name: "later sources win and keep the first position",
+			values: `
+defaults:
+  env:
+    - {name: A, value: from-defaults}
+    - {name: B, value: from-defaults}
+app:
+  env:
+    - {name: C, value: from-env}
+    - {name: A, value: from-env}
+  extraEnv:
+    - {name: B, value: from-extra}
+    - {name: A, value: from-extra}
+    - {name: D, value: from-extra}
+`,
+			want: map[string][]corev1.EnvVar{"app": {
+				val("A", "from-extra"), val("B", "from-extra"), val("C", "from-env"), val("D", "from-extra"),
+			}},
+		},
+		{
+			name: "an entry replaces the earlier one whole: value and valueFrom never mix",
+			values: `
+defaults:
+  env:
+    - {name: POD, value: fixed}
+    - name: NODE
+      valueFrom: {fieldRef: {fieldPath: spec.nodeName}}
+app:
+  env:
+    - name: POD
+      valueFrom: {fieldRef: {fieldPath: metadata.name}}
+    - {name: NODE, value: pinned}
+`,
+			want: map[string][]corev1.EnvVar{"app": {
+				fieldRef("POD", "metadata.name"), val("NODE", "pinned"),
+			}},
+		},
+		{
+			name: "value null removes a name from any tier, proxy tier included",
+			values: plainProxy + `
+defaults:
+  env:
+    - {name: KEEP, value: "1"}
+    - {name: DROP, value: "1"}
+app:
+  env:
+    - {name: DROP, value: null}
+    - {name: no_proxy, value: null}
+    - {name: https_proxy, value: ~}
+    - {name: http_proxy}
+`,
+			want: map[string][]corev1.EnvVar{"app": {
+				val("HTTP_PROXY", "http://proxy.corp:3128"),
+				val("HTTPS_PROXY", "http://proxy.corp:3129"),
+				val("NO_PROXY", noProxyPlain),
+				val("http_proxy", ""),
+				val("KEEP", "1"),
+			}},
+		},
+		{
+			name: "a removed name added again returns to its first position",
+			values: `
+defaults:
+  env:
+    - {name: A, value: "1"}
+    - {name: B, value: "2"}
+app:
+  env:
+    - {name: A, value: null}
+  extraEnv:
+    - {name: A, value: back}
+`,
+			want: map[string][]corev1.EnvVar{"app": {val("A", "back"), val("B", "2")}},
+		},
+		{
+			name: "removing every entry renders no env key",
+			values: `
+app:
+  env:
+    - {name: A, value: "1"}
+  extraEnv:
+    - {name: A, value: null}
+`,
+			want: map[string][]corev1.EnvVar{"app": nil},
+		},
+		{
+			name: "numbers and booleans become strings",
+			values: `
+app:
+  env:
+    - {name: PORT, value: 8080}
+    - {name: BIG, value: 1000000}
+    - {name: RATIO, value: 0.25}
+    - {name: NEGATIVE, value: -3}
+    - {name: DEBUG, value: true}
+    - {name: QUIET, value: false}
+    - {name: QUOTED, value: "0123"}
+`,
+			want: map[string][]corev1.EnvVar{"app": {
+				val("PORT", "8080"), val("BIG", "1000000"), val("RATIO", "0.25"), val("NEGATIVE", "-3"),
+				val("DEBUG", "true"), val("QUIET", "false"), val("QUOTED", "0123"),
+			}},
+		},
+		{
+			name: "valueFrom is kept as written",
+			values: `
+app:
+  env:
+    - name: TOKEN
+      valueFrom:
+        secretKeyRef: {name: api, key: token, optional: true}
+    - name: LIMIT
+      valueFrom:
+        resourceFieldRef: {containerName: app, resource: limits.memory, divisor: 1Mi}
+`,
+			want: map[string][]corev1.EnvVar{"app": {
+				{Name: "TOKEN", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+					LocalObjectReference: corev1.LocalObjectReference{Name: "api"}, Key: "token", Optional: boolPtr(true)}}},
+				{Name: "LIMIT", ValueFrom: &corev1.EnvVarSource{ResourceFieldRef: &corev1.ResourceFieldSelector{
+					ContainerName: "app", Resource: "limits.memory", Divisor: mustQuantity("1Mi")}}},
+			}},
+		},
+		{
+			name: "nil sources and nil entries are skipped",
+			values: `
+defaults:
+  env: null
+app:
+  env:
+    - null
+    - {name: A, value: a}
+    - ~
+  extraEnv: null
+`,
+			want: map[string][]corev1.EnvVar{"app": {val("A", "a")}},
+		},
+		{
+			name: "an entry without value is an empty variable",
+			values: `
+app:
+  env:
+    - {name: EMPTY}
+    - {name: BLANK, value: ""}
+`,
+			want: map[string][]corev1.EnvVar{"app": {val("EMPTY", ""), val("BLANK", "")}},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mustRenderSDK(t, fixtureChart, tc.values)
+			spec := r.Deployment(t, releaseName+"-app").Spec.Template.Spec
+			for name, want := range tc.want {
+				got := container(t, spec, name).Env
+				assert.Equal(t, want, got, "env of container %q", name)
+			}
+			if env, ok := tc.want["sidecar"]; ok && env == nil {
+				// "nothing at all": not even an empty env key in the text
+				assert.NotRegexp(t, `(?m)^\s+env:`, sidecarText(r))
+			}
+		})
+	}
+}
+
+func TestGenerateEnvProxyTierComesFromTheLibraryOnly(t *testing.T) {
+	// the sidecar passes "proxy" false: defaults and its own source remain, in order
+	r := mustRenderSDK(t, fixtureChart, plainProxy+`
+defaults:
+  env: [{name: TZ, value: UTC}]
+sidecar:
+  env: [{name: HTTP_PROXY, value: "http://sidecar-only:1"}]
+`)
+	spec := r.Deployment(t, releaseName+"-app").Spec.Template.Spec
+	assert.Equal(t, []corev1.EnvVar{val("TZ", "UTC"), val("HTTP_PROXY", "http://sidecar-only:1")}, container(t, spec, "sidecar").Env)
+}
+
+func TestGenerateEnvRejectsSourcesOfTheWrongShape(t *testing.T) {
+	// one EnvVar map where a list of lists is expected is a common slip
+	err := renderError(t, fixtureChart, `
+app:
+  env: {name: A, value: a}
+`)
+	assert.Contains(t, err, `"env" item 1 is a single entry; pass a list of EnvVar lists`)
+	require.NotContains(t, err, "wrong type")
+}
+
+// sidecarText is the deployment text from the sidecar container on.
+func sidecarText(r *Rendered) string {
+	text := r.Manifests["templates/deployment.yaml"]
+	return text[strings.Index(text, "name: sidecar"):]
+}

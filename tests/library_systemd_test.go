@@ -1,0 +1,87 @@
+package tests
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var environmentLine = regexp.MustCompile(`^Environment="(.*)"$`)
+
+// parseDropIn reads a [Service] drop-in the way systemd reads Environment= lines:
+// inside the quotes \\ and \" are escapes, and %% is a literal % (specifier).
+func parseDropIn(t *testing.T, text string) (names []string, env map[string]string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	require.Equal(t, "[Service]", lines[0])
+	env = map[string]string{}
+	for _, line := range lines[1:] {
+		m := environmentLine.FindStringSubmatch(line)
+		require.NotNil(t, m, "not an Environment line: %q", line)
+		var b strings.Builder
+		quoted := m[1]
+		for i := 0; i < len(quoted); i++ {
+			switch c := quoted[i]; {
+			case c == '\\':
+				i++
+				require.Less(t, i, len(quoted), "dangling backslash in %q", line)
+				require.Contains(t, `\"`, string(quoted[i]), "unknown escape in %q", line)
+				b.WriteByte(quoted[i])
+			case c == '"':
+				require.Failf(t, "unescaped quote", "%q", line)
+			case c == '%':
+				i++
+				require.True(t, i < len(quoted) && quoted[i] == '%', "a lone %% would be a systemd specifier in %q", line)
+				b.WriteByte('%')
+			default:
+				b.WriteByte(c)
+			}
+		}
+		name, value, ok := strings.Cut(b.String(), "=")
+		require.True(t, ok, line)
+		names = append(names, name)
+		env[name] = value
+	}
+	return names, env
+}
+
+func TestSystemdDropIn(t *testing.T) {
+	t.Run("plain proxy: the exact text", func(t *testing.T) {
+		got := helpers(t, mustRenderSDK(t, fixtureChart, `
+proxy: {http: "http://proxy.corp:3128", https: "http://proxy.corp:3128"}
+cluster: {metadataEndpoints: false}
+`))["dropIn"]
+		np := "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc"
+		want := fmt.Sprintf(`[Service]
+Environment="HTTP_PROXY=http://proxy.corp:3128"
+Environment="HTTPS_PROXY=http://proxy.corp:3128"
+Environment="NO_PROXY=%[1]s"
+Environment="http_proxy=http://proxy.corp:3128"
+Environment="https_proxy=http://proxy.corp:3128"
+Environment="no_proxy=%[1]s"
+`, np)
+		assert.Equal(t, want, got)
+	})
+	t.Run("credentials survive systemd's unquoting byte-exact", func(t *testing.T) {
+		dropIn := helpers(t, mustRenderSDK(t, fixtureChart, credentialValues(t, nil)))["dropIn"]
+		assert.Contains(t, dropIn, `Zq%%40w%%&'\"+@:/\\9`, "escaped for systemd")
+		names, env := parseDropIn(t, dropIn)
+		assert.Equal(t, []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"}, names)
+		assert.Equal(t, credHTTP, env["HTTP_PROXY"])
+		assert.Equal(t, credHTTP, env["http_proxy"])
+		assert.Equal(t, credHTTPS, env["HTTPS_PROXY"])
+		assert.Equal(t, env["NO_PROXY"], env["no_proxy"])
+	})
+	t.Run("nodes get both cases even with lowercase off; an empty URL is left out", func(t *testing.T) {
+		names, env := parseDropIn(t, helpers(t, mustRenderSDK(t, fixtureChart, `proxy: {https: "http://p:3128", lowercase: false}`))["dropIn"])
+		assert.Equal(t, []string{"HTTPS_PROXY", "NO_PROXY", "https_proxy", "no_proxy"}, names)
+		assert.Equal(t, "http://p:3128", env["https_proxy"])
+	})
+	t.Run("existingSecret alone cannot reach a node: no drop-in", func(t *testing.T) {
+		assert.Equal(t, "", helpers(t, mustRenderSDK(t, fixtureChart, `proxy: {existingSecret: corp}`))["dropIn"])
+	})
+}

@@ -1,0 +1,36 @@
+package tests
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+)
+
+// TestCLIAndSDKRenderTheSame keeps the fast in-process renderer honest: the helm
+// CLI that users run must produce the same objects from the same values.
+func TestCLIAndSDKRenderTheSame(t *testing.T) {
+	for name, values := range map[string]string{
+		"plain":       plainProxy + "defaults: {env: [{name: TZ, value: UTC}, {name: PORT, value: 8080}]}\n",
+		"credentials": credentialValues(t, nil),
+		"off":         "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			cli, err := renderCLI(t, fixtureChart, values)
+			require.NoError(t, err)
+			sdk := mustRenderSDK(t, fixtureChart, values)
+			assert.Equal(t, objectsByName(t, sdk), objectsByName(t, cli))
+		})
+	}
+}
+
+func objectsByName(t *testing.T, r *Rendered) map[string]any {
+	objects := map[string]any{}
+	for _, d := range r.Docs {
+		var obj any
+		require.NoError(t, yaml.Unmarshal(d.Raw, &obj))
+		objects[d.Kind+"/"+d.Name] = obj
+	}
+	return objects
+}
