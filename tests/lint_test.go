@@ -17,13 +17,25 @@ func allCharts(t *testing.T) []string {
 	return charts
 }
 
+// TestHelmLintStrict lints every chart the way chart-testing does: once per
+// ci/*-values.yaml when the chart has such files, else with its own values.
 func TestHelmLintStrict(t *testing.T) {
 	for _, dir := range allCharts(t) {
 		rel, _ := filepath.Rel(repoRoot, dir)
-		t.Run(rel, func(t *testing.T) {
-			out, err := helmCommand(t, "lint", "--strict", dir)
-			assert.NoError(t, err, out)
-			assert.Contains(t, out, "1 chart(s) linted, 0 chart(s) failed")
-		})
+		valuesFiles, _ := filepath.Glob(filepath.Join(dir, "ci", "*-values.yaml"))
+		if len(valuesFiles) == 0 {
+			valuesFiles = []string{""}
+		}
+		for _, values := range valuesFiles {
+			t.Run(filepath.Join(rel, filepath.Base(values)), func(t *testing.T) {
+				args := []string{"--strict", dir}
+				if values != "" {
+					args = append(args, "-f", values)
+				}
+				out, err := helmCommand(t, "lint", args...)
+				assert.NoError(t, err, out)
+				assert.Contains(t, out, "1 chart(s) linted, 0 chart(s) failed")
+			})
+		}
 	}
 }

@@ -1,0 +1,134 @@
+package tests
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+)
+
+var chartOperatorChart = repoPath("charts", "chart-operator")
+
+func operatorEnv(t *testing.T, r *Rendered) []corev1.EnvVar {
+	t.Helper()
+	return container(t, r.Deployment(t, releaseName).Spec.Template.Spec, "chart-operator").Env
+}
+
+func TestChartOperatorEnv(t *testing.T) {
+	cases := []struct {
+		name   string
+		values string
+		want   []corev1.EnvVar
+	}{
+		{
+			name:   "no proxy: no env key",
+			values: ``,
+			want:   nil,
+		},
+		{
+			name: "cluster.proxy from a cluster-values Secret, then defaults.env and chartOperator.env",
+			values: `
+cluster:
+  proxy: {http: "http://c:3128", noProxy: "localhost,cluster.local,10.96.0.0/12,.corp.example"}
+  metadataEndpoints: false
+proxy: {lowercase: false}
+defaults: {env: [{name: TZ, value: UTC}, {name: LOG_LEVEL, value: info}]}
+chartOperator: {env: [{name: LOG_LEVEL, value: debug}]}
+`,
+			want: []corev1.EnvVar{
+				val("HTTP_PROXY", "http://c:3128"),
+				val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc,10.96.0.0/12,.corp.example"),
+				val("TZ", "UTC"), val("LOG_LEVEL", "debug"),
+			},
+		},
+		{
+			name: "global.proxy is read as well; proxy wins per key",
+			values: `
+global: {proxy: {http: "http://g:1", https: "http://g:2"}}
+proxy: {https: "http://p:2", lowercase: false}
+cluster: {metadataEndpoints: false}
+`,
+			want: []corev1.EnvVar{
+				val("HTTP_PROXY", "http://g:1"), val("HTTPS_PROXY", "http://p:2"),
+				val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc"),
+			},
+		},
+		{
+			name: "bootstrap literals go last and win over values",
+			values: `
+proxy: {https: "http://p:3128", lowercase: false}
+cluster: {apiServer: api.wc1.example.com, metadataEndpoints: false}
+chartOperator:
+  env: [{name: KUBERNETES_SERVICE_HOST, value: ignored}]
+  bootstrap: {enabled: true, apiServerPort: 443}
+`,
+			want: []corev1.EnvVar{
+				val("HTTPS_PROXY", "http://p:3128"),
+				val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc,api.wc1.example.com"),
+				val("KUBERNETES_SERVICE_HOST", "api.wc1.example.com"),
+				val("KUBERNETES_SERVICE_PORT", "443"),
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, operatorEnv(t, mustRenderSDK(t, chartOperatorChart, tc.values)))
+		})
+	}
+}
+
+func TestChartOperatorObjects(t *testing.T) {
+	r, err := renderCLI(t, chartOperatorChart, `
+cluster: {proxy: {http: "http://c:3128"}, apiServer: 10.96.0.1}
+chartOperator: {bootstrap: {enabled: true}}
+`)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"ServiceAccount/test", "ClusterRole/test", "ClusterRoleBinding/test", "Deployment/test"}, r.Names())
+
+	sa := decodeStrict[corev1.ServiceAccount](t, r.Find(t, "ServiceAccount", releaseName))
+	assert.Equal(t, namespace, sa.Namespace)
+	role := decodeStrict[rbacv1.ClusterRole](t, r.Find(t, "ClusterRole", releaseName))
+	assert.Equal(t, []string{"*"}, role.Rules[0].Verbs)
+	binding := decodeStrict[rbacv1.ClusterRoleBinding](t, r.Find(t, "ClusterRoleBinding", releaseName))
+	assert.Equal(t, rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: releaseName}, binding.RoleRef)
+	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: releaseName, Namespace: namespace}}, binding.Subjects)
+
+	spec := r.Deployment(t, releaseName).Spec.Template.Spec
+	assert.Equal(t, releaseName, spec.ServiceAccountName)
+	assert.True(t, spec.HostNetwork, "bootstrap mode runs before the CNI")
+	assert.Equal(t, corev1.DNSClusterFirstWithHostNet, spec.DNSPolicy)
+	env := envMap(container(t, spec, "chart-operator").Env)
+	assert.Equal(t, "10.96.0.1", env["KUBERNETES_SERVICE_HOST"].Value)
+	assert.Equal(t, "6443", env["KUBERNETES_SERVICE_PORT"].Value)
+	assert.Equal(t, "giantswarm/chart-operator:4.2.0", container(t, spec, "chart-operator").Image)
+}
+
+func TestChartOperatorCredentials(t *testing.T) {
+	r, err := renderCLI(t, chartOperatorChart, credentialValues(t, nil))
+	require.NoError(t, err)
+	secretName := releaseName + "-proxy-credentials"
+	assert.Equal(t, credHTTP, string(r.Secret(t, secretName).Data["HTTP_PROXY"]))
+	assert.Equal(t, append(secretEnv(secretName, true), val("TZ", "UTC")), operatorEnv(t, r))
+	assertNoCredentialsOutsideSecrets(t, r)
+}
+
+func TestChartOperatorBadValues(t *testing.T) {
+	cases := []struct{ name, values, want string }{
+		{"bootstrap without an API server", `chartOperator: {bootstrap: {enabled: true}}`, "chartOperator.bootstrap.apiServerHost"},
+		{"port out of range", `chartOperator: {bootstrap: {apiServerPort: 70000}}`, "/chartOperator/bootstrap/apiServerPort"},
+		{"env entry without name", `chartOperator: {env: [{value: x}]}`, "env source 1[0] has no name"},
+		{"pull policy", `chartOperator: {image: {pullPolicy: Sometimes}}`, "/chartOperator/image/pullPolicy"},
+		{"bad proxy URL from cluster.proxy", `cluster: {proxy: {https: "proxy:3128"}}`, "cluster.proxy.https"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := renderError(t, chartOperatorChart, tc.values)
+			assert.Contains(t, err, tc.want)
+			for _, marker := range crashMarkers {
+				assert.NotContains(t, err, marker)
+			}
+		})
+	}
+}
