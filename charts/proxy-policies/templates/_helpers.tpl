@@ -1,0 +1,61 @@
+{{/* proxy-policies.labels — labels on every object of this chart. */}}
+{{- define "proxy-policies.labels" -}}
+app.kubernetes.io/name: proxy-policies
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: proxykit
+{{- end -}}
+
+{{/*
+proxy-policies.excludedNamespaces — namespaces.exclude, the release namespace and,
+with Kyverno, the engine's namespace. Output: JSON list.
+*/}}
+{{- define "proxy-policies.excludedNamespaces" -}}
+{{- $ns := concat (.Values.namespaces.exclude | default list) (list .Release.Namespace) -}}
+{{- if .Values.kyverno.enabled }}{{ $ns = append $ns .Values.kyverno.namespace }}{{ end -}}
+{{- toJson (uniq $ns) -}}
+{{- end -}}
+
+{{/*
+proxy-policies.containerLists — the Pod spec lists that get proxy env. Output: JSON list.
+*/}}
+{{- define "proxy-policies.containerLists" -}}
+{{- toJson (list "containers" "initContainers" "ephemeralContainers") -}}
+{{- end -}}
+
+{{/*
+proxy-policies.optOutAnnotations — a Pod carrying any of these is left alone. Output: JSON map.
+*/}}
+{{- define "proxy-policies.optOutAnnotations" -}}
+{{- toJson (dict "proxykit.io/inject" "false" "policies.kyverno.io/inject-proxy-env" "exclude") -}}
+{{- end -}}
+
+{{/*
+proxy-policies.globRegex — a name pattern with * and ? as an anchored RE2 regex.
+Input: a string. Output: the regex.
+*/}}
+{{- define "proxy-policies.globRegex" -}}
+{{- printf "^%s$" (regexQuoteMeta . | replace "\\*" ".*" | replace "\\?" ".") -}}
+{{- end -}}
+
+{{/*
+proxy-policies.celStrings — a CEL list literal of strings. Input: a list. Output: e.g. ['a', 'b'].
+JSON string literals are valid CEL string literals.
+*/}}
+{{- define "proxy-policies.celStrings" -}}
+[{{ range $i, $s := . }}{{ if $i }}, {{ end }}{{ toJson $s }}{{ end }}]
+{{- end -}}
+
+{{/*
+proxy-policies.celEnv — one EnvVar as a CEL object of the apply configuration type.
+Input: dict "list" <containers|initContainers|ephemeralContainers> "env" <EnvVar map>.
+*/}}
+{{- define "proxy-policies.celEnv" -}}
+{{- $t := printf "Object.spec.%s.env" .list -}}
+{{- $ref := dig "valueFrom" "secretKeyRef" dict .env -}}
+{{- if $ref -}}
+{{ $t }}{name: {{ toJson .env.name }}, valueFrom: {{ $t }}.valueFrom{secretKeyRef: {{ $t }}.valueFrom.secretKeyRef{name: {{ toJson $ref.name }}, key: {{ toJson $ref.key }}}}}
+{{- else -}}
+{{ $t }}{name: {{ toJson .env.name }}, value: {{ toJson .env.value }}}
+{{- end -}}
+{{- end -}}

@@ -1,0 +1,219 @@
+package tests
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+)
+
+var proxyPoliciesChart = repoPath("charts", "proxy-policies")
+
+// clusterPolicy is the part of a Kyverno ClusterPolicy these tests read; the
+// Kyverno CLI validates the whole policy when it applies it.
+type clusterPolicy struct {
+	Metadata struct {
+		Name        string            `json:"name"`
+		Annotations map[string]string `json:"annotations"`
+	} `json:"metadata"`
+	Spec struct {
+		Background    bool   `json:"background"`
+		FailurePolicy string `json:"failurePolicy"`
+		Rules         []struct {
+			Name  string `json:"name"`
+			Match struct {
+				Any []struct {
+					Resources struct {
+						Kinds      []string `json:"kinds"`
+						Operations []string `json:"operations"`
+						Namespaces []string `json:"namespaces"`
+						Names      []string `json:"names"`
+					} `json:"resources"`
+				} `json:"any"`
+			} `json:"match"`
+			Exclude struct {
+				Any []struct {
+					Resources struct {
+						Namespaces  []string          `json:"namespaces"`
+						Names       []string          `json:"names"`
+						Annotations map[string]string `json:"annotations"`
+					} `json:"resources"`
+				} `json:"any"`
+			} `json:"exclude"`
+			Mutate struct {
+				Foreach []struct {
+					List            string `json:"list"`
+					PatchesJSON6902 string `json:"patchesJson6902"`
+					Foreach         []any  `json:"foreach"`
+				} `json:"foreach"`
+			} `json:"mutate"`
+			Generate *struct {
+				Synchronize      bool                             `json:"synchronize"`
+				GenerateExisting bool                             `json:"generateExisting"`
+				Name             string                           `json:"name"`
+				Clone            struct{ Namespace, Name string } `json:"clone"`
+			} `json:"generate"`
+		} `json:"rules"`
+	} `json:"spec"`
+}
+
+func decodePolicy(t *testing.T, r *Rendered, name string) clusterPolicy {
+	t.Helper()
+	var p clusterPolicy
+	require.NoError(t, yamlUnmarshal(string(r.Find(t, "ClusterPolicy", name).Raw), &p))
+	return p
+}
+
+func TestProxyPoliciesKyvernoRules(t *testing.T) {
+	r, err := renderCLI(t, proxyPoliciesChart, policyValuesPlain)
+	require.NoError(t, err)
+	p := decodePolicy(t, r, "inject-proxy-env")
+	assert.Equal(t, "none", p.Metadata.Annotations["pod-policies.kyverno.io/autogen-controllers"], "autogen off: no drift on controllers")
+	assert.False(t, p.Spec.Background)
+	assert.Equal(t, "Ignore", p.Spec.FailurePolicy)
+
+	var names []string
+	for _, rule := range p.Spec.Rules {
+		names = append(names, rule.Name)
+		res := rule.Match.Any[0].Resources
+		if rule.Name == "debug-ephemeral-containers" {
+			assert.Equal(t, []string{"Pod/ephemeralcontainers"}, res.Kinds)
+			assert.Equal(t, []string{"UPDATE"}, res.Operations)
+		} else {
+			assert.Equal(t, []string{"Pod"}, res.Kinds)
+			assert.Equal(t, []string{"CREATE"}, res.Operations)
+		}
+		excluded := rule.Exclude.Any
+		require.Len(t, excluded, 4, rule.Name)
+		assert.ElementsMatch(t, []string{"kube-system", policyNamespace, "kyverno"}, excluded[0].Resources.Namespaces)
+		assert.Equal(t, []string{"capi-*"}, excluded[1].Resources.Names)
+		assert.Equal(t, map[string]string{"policies.kyverno.io/inject-proxy-env": "exclude"}, excluded[2].Resources.Annotations)
+		assert.Equal(t, map[string]string{"proxykit.io/inject": "false"}, excluded[3].Resources.Annotations)
+
+		// one entry for containers without env, one per variable; all JSON patches, never strategic merge
+		require.Len(t, rule.Mutate.Foreach, 1+len(policyProxyEnv), rule.Name)
+		for _, fe := range rule.Mutate.Foreach {
+			assert.Contains(t, fe.PatchesJSON6902, "op: add")
+		}
+	}
+	assert.Equal(t, []string{"create-containers", "create-init-containers", "create-ephemeral-containers", "debug-ephemeral-containers"}, names)
+	assert.False(t, r.Has("ClusterPolicy", "inject-proxy-env-secret"), "no credentials, nothing to clone")
+}
+
+func TestProxyPoliciesNative(t *testing.T) {
+	r, err := renderCLI(t, proxyPoliciesChart, policyValuesPlain)
+	require.NoError(t, err)
+	policy := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, r.Find(t, "MutatingAdmissionPolicy", "inject-proxy-env"))
+	binding := decodeStrict[admissionv1.MutatingAdmissionPolicyBinding](t, r.Find(t, "MutatingAdmissionPolicyBinding", "inject-proxy-env"))
+	assert.Equal(t, "inject-proxy-env", binding.Spec.PolicyName)
+	assert.Equal(t, admissionv1.IfNeededReinvocationPolicy, policy.Spec.ReinvocationPolicy)
+	require.Len(t, policy.Spec.Mutations, 3, "containers, initContainers, ephemeralContainers")
+	for i, list := range []string{"containers", "initContainers", "ephemeralContainers"} {
+		m := policy.Spec.Mutations[i]
+		assert.Equal(t, admissionv1.PatchTypeApplyConfiguration, m.PatchType)
+		require.NotNil(t, m.ApplyConfiguration)
+		expr := m.ApplyConfiguration.Expression
+		assert.Contains(t, expr, "object.spec."+list+".map(")
+		for _, e := range policyProxyEnv {
+			assert.Contains(t, expr, `{name: "`+e.Name+`", value: "`+e.Value+`"}`)
+		}
+	}
+	conditions := map[string]string{}
+	for _, c := range policy.Spec.MatchConditions {
+		conditions[c.Name] = c.Expression
+	}
+	assert.Contains(t, conditions["namespace-not-excluded"], `["kube-system", "proxykit-test", "kyverno"]`)
+	assert.Contains(t, conditions["name-not-excluded"], `["^capi-.*$"]`)
+	assert.Contains(t, conditions["not-opted-out"], `object.metadata.annotations["proxykit.io/inject"] == "false"`)
+	rules := policy.Spec.MatchConstraints.ResourceRules
+	require.Len(t, rules, 2)
+	assert.Equal(t, []string{"pods/ephemeralcontainers"}, rules[1].Resources)
+}
+
+func TestProxyPoliciesScope(t *testing.T) {
+	r := mustRenderSDK(t, proxyPoliciesChart, policyValuesPlain+`
+namespaces:
+  exclude: [monitoring]
+  include: [apps, team-*]
+kyverno: {namespace: policy-engine}
+`)
+	p := decodePolicy(t, r, "inject-proxy-env")
+	for _, rule := range p.Spec.Rules {
+		assert.Equal(t, []string{"apps", "team-*"}, rule.Match.Any[0].Resources.Namespaces)
+		assert.ElementsMatch(t, []string{"monitoring", policyNamespace, "policy-engine"}, rule.Exclude.Any[0].Resources.Namespaces)
+	}
+	native := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, r.Find(t, "MutatingAdmissionPolicy", "inject-proxy-env"))
+	var included string
+	for _, c := range native.Spec.MatchConditions {
+		if c.Name == "namespace-included" {
+			included = c.Expression
+		}
+	}
+	assert.Equal(t, `["^apps$", "^team-.*$"].exists(r, request.namespace.matches(r))`, included)
+}
+
+func TestProxyPoliciesCredentials(t *testing.T) {
+	values := credentialValues(t, map[string]any{
+		"native":   map[string]any{"enabled": true, "secretNamespaces": []string{"apps", "batch"}},
+		"defaults": nil,
+	})
+	r, err := renderCLI(t, proxyPoliciesChart, values)
+	require.NoError(t, err)
+	secretName := releaseName + "-proxy-credentials"
+
+	var namespaces []string
+	for _, d := range r.Docs {
+		if d.Kind == "Secret" {
+			s := decodeStrict[corev1.Secret](t, d)
+			assert.Equal(t, secretName, s.Name)
+			assert.Equal(t, credHTTPS, string(s.Data["HTTPS_PROXY"]))
+			namespaces = append(namespaces, s.Namespace)
+		}
+	}
+	assert.ElementsMatch(t, []string{policyNamespace, "apps", "batch"}, namespaces)
+
+	clone := decodePolicy(t, r, "inject-proxy-env-secret")
+	require.Len(t, clone.Spec.Rules, 1)
+	gen := clone.Spec.Rules[0].Generate
+	require.NotNil(t, gen)
+	assert.True(t, gen.Synchronize)
+	assert.True(t, gen.GenerateExisting)
+	assert.Equal(t, secretName, gen.Name)
+	assert.Equal(t, struct{ Namespace, Name string }{policyNamespace, secretName}, gen.Clone)
+
+	role := decodeStrict[rbacv1.ClusterRole](t, r.Find(t, "ClusterRole", releaseName+":kyverno-clone-secrets"))
+	assert.Equal(t, "true", role.Labels["rbac.kyverno.io/aggregate-to-background-controller"])
+
+	native := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, r.Find(t, "MutatingAdmissionPolicy", "inject-proxy-env"))
+	assert.Contains(t, native.Spec.Mutations[0].ApplyConfiguration.Expression, `secretKeyRef{name: "`+secretName+`", key: "HTTP_PROXY"}`)
+	assertNoCredentialsOutsideSecrets(t, r)
+}
+
+func TestProxyPoliciesOff(t *testing.T) {
+	r := mustRenderSDK(t, proxyPoliciesChart, `native: {enabled: true}`)
+	assert.Empty(t, r.Names(), "no proxy, no policy")
+	r = mustRenderSDK(t, proxyPoliciesChart, policyValuesPlain+`kyverno: {enabled: false}`+"\n")
+	assert.ElementsMatch(t, []string{"MutatingAdmissionPolicy/inject-proxy-env", "MutatingAdmissionPolicyBinding/inject-proxy-env"}, r.Names())
+}
+
+func TestProxyPoliciesBadValues(t *testing.T) {
+	cases := []struct{ name, values, want string }{
+		{"failure policy", "policy: {failurePolicy: Sometimes}", "/policy/failurePolicy"},
+		{"namespace pattern", "namespaces: {exclude: [Kube_System]}", "/namespaces/exclude/0"},
+		{"proxy URL", "proxy: {https: proxy:3128}", "proxy.https"},
+		{"service CIDR", "proxy: {https: 'http://p:1'}\ncluster: {serviceCIDRs: [fd00::/129]}", "cluster.serviceCIDRs"},
+		{"secret namespace", "native: {secretNamespaces: [Apps]}", "/native/secretNamespaces/0"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := renderError(t, proxyPoliciesChart, tc.values)
+			assert.Contains(t, err, tc.want)
+			for _, marker := range crashMarkers {
+				assert.NotContains(t, err, marker)
+			}
+		})
+	}
+}
