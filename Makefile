@@ -4,7 +4,8 @@ GO    ?= go
 BIN   := $(CURDIR)/bin
 export PATH := $(BIN):$(PATH)
 
-HELM := $(BIN)/helm
+HELM    := $(BIN)/helm
+KYVERNO := $(BIN)/kyverno
 
 DEMO_CHART  := examples/consumer-app
 DEMO_VALUES := examples/providers/eks.yaml
@@ -13,24 +14,31 @@ DEMO_VALUES := examples/providers/eks.yaml
 
 all: test
 
-## tools: build the helm CLI from the helm.sh/helm/v3 version pinned in go.mod
-tools: $(HELM)
+## tools: build the test binaries from pinned Go modules (Kyverno takes minutes the first time)
+tools: $(HELM) $(KYVERNO)
 
+# the helm CLI from the helm.sh/helm/v3 version pinned in go.mod
 $(HELM): go.mod go.sum
 	@mkdir -p $(BIN)
 	$(GO) build -o $@ helm.sh/helm/v3/cmd/helm
+
+# the Kyverno CLI from its own module, which carries the replace Kyverno needs
+$(KYVERNO): tools/kyverno/go.mod tools/kyverno/go.sum
+	@mkdir -p $(BIN)
+	cd tools/kyverno && $(GO) build -o $@ github.com/kyverno/kyverno/cmd/cli/kubectl-kyverno
 
 ## test: render every template of every chart and assert it; helm lint --strict on every chart
 test: tools
 	$(GO) test -count=1 ./tests/...
 
-## bench: generateEnv with 10, 100 and 1000 entries per tier across 20 containers, and a full render
+## bench: generateEnv with 10, 100 and 1000 entries per tier across 20 containers, a full render,
+## and kyverno apply on a Pod with 1, 20 and 200 containers
 bench: tools
 	$(GO) test -count=1 -run '^$$' -bench . -benchmem -benchtime 5x ./tests/ | tee $(BIN)/bench.txt
 	@./hack/bench-ratio.sh $(BIN)/bench.txt
 
 ## demo: render the example consumer chart with the EKS example values
-demo: tools
+demo: $(HELM)
 	@$(HELM) dependency update --skip-refresh $(DEMO_CHART) >/dev/null
 	$(HELM) template demo $(DEMO_CHART) --namespace demo -f $(DEMO_VALUES)
 

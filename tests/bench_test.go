@@ -2,6 +2,8 @@ package tests
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,6 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 )
 
 const benchContainers = 20
@@ -80,5 +83,30 @@ func benchmarkRender(b *testing.B, values string) {
 		if _, err := renderManifests(fixtureChart, chrt, vals); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkKyvernoApply times `kyverno apply` of the injection policy on one Pod
+// with 1, 20 and 200 containers; the CLI's start-up is part of every run.
+func BenchmarkKyvernoApply(b *testing.B) {
+	r := mustRenderSDK(b, proxyPoliciesChart, policyValuesPlain)
+	for _, n := range []int{1, 20, 200} {
+		b.Run(fmt.Sprintf("containers=%d", n), func(b *testing.B) {
+			dir := b.TempDir()
+			policy := filepath.Join(dir, "policy.yaml")
+			require.NoError(b, os.WriteFile(policy, r.Find(b, "ClusterPolicy", "inject-proxy-env").Raw, 0o600))
+			var containers []corev1.Container
+			for i := 0; i < n; i++ {
+				containers = append(containers, ctr(fmt.Sprintf("c%d", i), val("OWN", "1")))
+			}
+			p, err := yaml.Marshal(pod("bench", "apps", nil, containers...))
+			require.NoError(b, err)
+			resources := filepath.Join(dir, "pod.yaml")
+			require.NoError(b, os.WriteFile(resources, p, 0o600))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				runKyvernoApply(b, policy, resources)
+			}
+		})
 	}
 }

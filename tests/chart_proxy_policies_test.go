@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -79,7 +80,7 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 	for _, rule := range p.Spec.Rules {
 		names = append(names, rule.Name)
 		res := rule.Match.Any[0].Resources
-		if rule.Name == "debug-ephemeral-containers" {
+		if rule.Name == "inject-debug-ephemeral-containers" {
 			assert.Equal(t, []string{"Pod/ephemeralcontainers"}, res.Kinds)
 			assert.Equal(t, []string{"UPDATE"}, res.Operations)
 		} else {
@@ -93,14 +94,29 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 		assert.Equal(t, map[string]string{"policies.kyverno.io/inject-proxy-env": "exclude"}, excluded[2].Resources.Annotations)
 		assert.Equal(t, map[string]string{"proxykit.io/inject": "false"}, excluded[3].Resources.Annotations)
 
-		// one entry for containers without env, one per variable; all JSON patches, never strategic merge
-		require.Len(t, rule.Mutate.Foreach, 1+len(policyProxyEnv), rule.Name)
-		for _, fe := range rule.Mutate.Foreach {
-			assert.Contains(t, fe.PatchesJSON6902, "op: add")
+		// one JSON patch per container, never strategic merge
+		require.Len(t, rule.Mutate.Foreach, 1, rule.Name)
+		assert.Contains(t, rule.Mutate.Foreach[0].PatchesJSON6902, "op: add")
+	}
+	assert.Equal(t, []string{"inject-create-containers", "inject-create-init-containers", "inject-create-ephemeral-containers", "inject-debug-ephemeral-containers"}, names)
+	assert.False(t, r.Has("ClusterPolicy", "inject-proxy-env-secret"), "no credentials, nothing to clone")
+}
+
+func TestProxyPoliciesOverrideRulesComeFirst(t *testing.T) {
+	p := decodePolicy(t, mustRenderSDK(t, proxyPoliciesChart, policyValuesPlain+"policy: {overrideExisting: true}\n"), "inject-proxy-env")
+	var names []string
+	for _, rule := range p.Spec.Rules {
+		names = append(names, rule.Name)
+		if strings.HasPrefix(rule.Name, "override-") {
+			assert.Len(t, rule.Mutate.Foreach, len(policyProxyEnv), "one nested foreach per variable")
 		}
 	}
-	assert.Equal(t, []string{"create-containers", "create-init-containers", "create-ephemeral-containers", "debug-ephemeral-containers"}, names)
-	assert.False(t, r.Has("ClusterPolicy", "inject-proxy-env-secret"), "no credentials, nothing to clone")
+	assert.Equal(t, []string{
+		"override-create-containers", "inject-create-containers",
+		"override-create-init-containers", "inject-create-init-containers",
+		"override-create-ephemeral-containers", "inject-create-ephemeral-containers",
+		"override-debug-ephemeral-containers", "inject-debug-ephemeral-containers",
+	}, names)
 }
 
 func TestProxyPoliciesNative(t *testing.T) {

@@ -18,8 +18,10 @@ var consumerApp = repoPath("examples", "consumer-app")
 
 // provider is an example values file and the in-cluster destinations of that environment.
 type provider struct {
-	file   string
-	bypass []string // URLs that must not go through the proxy
+	file        string
+	bypass      []string // URLs that must not go through the proxy
+	proxied     []string // URLs that must, besides externalURL
+	credentials string   // the password in the proxy URL, if any
 }
 
 // externalURL must always go through the proxy.
@@ -37,6 +39,49 @@ var providers = []provider{
 			"http://169.254.169.254/latest/meta-data/",       // instance metadata
 			"https://ABCDEF.gr7.eu-west-1.eks.amazonaws.com", // EKS endpoint from noProxy
 		},
+	},
+	{
+		file: "gke.yaml",
+		bypass: []string{
+			"http://10.1.2.3:8080", "http://10.4.12.7", "https://10.4.0.1",
+			"http://web.shop.svc.cluster.local", "http://web.shop.svc.cluster.local.",
+			"http://metadata.google.internal/computeMetadata/v1/", "http://169.254.169.254",
+			"https://storage.googleapis.com",
+		},
+	},
+	{
+		file: "aks.yaml",
+		bypass: []string{
+			"http://10.244.7.7:8080", "http://10.0.44.5", "https://10.0.0.1",
+			"http://web.shop.svc.cluster.local", "http://web.shop.svc.cluster.local.",
+			"http://169.254.169.254/metadata/instance", "https://wc1-abc.hcp.westeurope.azmk8s.io",
+		},
+	},
+	{
+		file: "tkg.yaml",
+		bypass: []string{
+			"http://100.100.1.1:8080", "http://100.66.0.10", "https://100.64.0.1",
+			"http://web.shop.svc.cluster.local", "http://web.shop.svc.cluster.local.",
+			"http://169.254.169.254", "https://vcenter.corp.example/sdk", "http://192.168.10.20",
+		},
+	},
+	{
+		file: "ipv6.yaml",
+		bypass: []string{
+			"http://[fd00:10:244::1a]:8080", "http://[fd00:10:96::a]", "https://[fd00:10:96::1]:443",
+			"http://web.shop.svc.k8s.internal", "http://web.shop.svc.k8s.internal.",
+			"http://[fd00:ec2::254]", // anywhere in fd00::/8 from noProxy
+		},
+		proxied: []string{"http://web.shop.svc.cluster.local"}, // not this cluster's domain
+	},
+	{
+		file: "mgmt-credentials.yaml",
+		bypass: []string{
+			"http://192.168.3.4:8080", "http://10.130.0.1", "https://10.128.0.1",
+			"http://capi-webhook-service.capi-system.svc", "http://web.shop.svc.cluster.local.",
+			"http://169.254.169.254", "https://git.corp.example",
+		},
+		credentials: "S3cr%40t&pass",
 	},
 }
 
@@ -66,11 +111,17 @@ func envMap(env []corev1.EnvVar) map[string]corev1.EnvVar {
 
 func TestConsumerAppWithProviderValues(t *testing.T) {
 	for _, p := range providers {
+		if p.credentials != "" {
+			continue // TestProviderValuesAgainstEveryChart covers it
+		}
 		t.Run(p.file, func(t *testing.T) {
 			values, err := os.ReadFile(repoPath("examples", "providers", p.file))
 			require.NoError(t, err)
 			r, err := renderCLI(t, consumerApp, string(values))
 			require.NoError(t, err)
+			var parsed struct{ Defaults struct{ Env []corev1.EnvVar } }
+			require.NoError(t, yamlUnmarshal(string(values), &parsed))
+			setsDefaults := len(parsed.Defaults.Env) > 0
 
 			specs := podSpecs(t, r)
 			require.Len(t, specs, 3, "Deployment, DaemonSet and CronJob")
@@ -86,7 +137,9 @@ func TestConsumerAppWithProviderValues(t *testing.T) {
 						assert.Contains(t, env, name, "%s container %s", workload, c.Name)
 					}
 					assert.Equal(t, env["NO_PROXY"].Value, env["no_proxy"].Value, "both cases carry the same value")
-					assert.Equal(t, "UTC", env["TZ"].Value, "defaults.env reaches %s/%s", workload, c.Name)
+					if setsDefaults {
+						assert.Equal(t, "UTC", env["TZ"].Value, "defaults.env reaches %s/%s", workload, c.Name)
+					}
 					noProxy = env["NO_PROXY"].Value
 				}
 			}

@@ -1,0 +1,78 @@
+package tests
+
+import (
+	"encoding/base64"
+	"net/url"
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/net/http/httpproxy"
+)
+
+// Every NO_PROXY proxykit writes starts with the loopback entries, wherever it
+// lands: env values, JSON patches, CEL literals, Secrets, drop-ins.
+var noProxyValue = regexp.MustCompile(`localhost,127\.0\.0\.1,::1,[^"'\s\\]+`)
+
+// noProxyValues finds every NO_PROXY in a render, including inside Secret data.
+func noProxyValues(r *Rendered) []string {
+	var found []string
+	for _, d := range r.Docs {
+		found = append(found, noProxyValue.FindAllString(string(d.Raw), -1)...)
+		if d.Kind == "Secret" {
+			for _, b64 := range regexp.MustCompile(`(?m)^  \S+: ([A-Za-z0-9+/=]{8,})$`).FindAllStringSubmatch(string(d.Raw), -1) {
+				if raw, err := base64.StdEncoding.DecodeString(b64[1]); err == nil {
+					found = append(found, noProxyValue.FindAllString(string(raw), -1)...)
+				}
+			}
+		}
+	}
+	return found
+}
+
+// TestProviderValuesAgainstEveryChart renders each chart with each provider's
+// values and judges every NO_PROXY it writes with Go's proxy selection.
+func TestProviderValuesAgainstEveryChart(t *testing.T) {
+	charts := map[string]string{
+		"consumer-app":   consumerApp,
+		"proxy-policies": proxyPoliciesChart,
+		"cluster-proxy":  clusterProxyChart,
+		"chart-operator": chartOperatorChart,
+	}
+	for _, p := range providers {
+		values, err := os.ReadFile(repoPath("examples", "providers", p.file))
+		require.NoError(t, err)
+		for name, chart := range charts {
+			t.Run(p.file+"/"+name, func(t *testing.T) {
+				r := mustRenderSDK(t, chart, string(values)+"\nclusterName: wc1\nnative: {enabled: true}\n")
+				found := noProxyValues(r)
+				require.NotEmpty(t, found, "%s renders no NO_PROXY", name)
+				for _, noProxy := range found {
+					proxyFor := (&httpproxy.Config{HTTPProxy: "http://proxy:3128", HTTPSProxy: "http://proxy:3128", NoProxy: noProxy}).ProxyFunc()
+					for _, raw := range p.bypass {
+						u, err := url.Parse(raw)
+						require.NoError(t, err)
+						got, err := proxyFor(u)
+						require.NoError(t, err)
+						assert.Nil(t, got, "%s must bypass the proxy: NO_PROXY=%s", raw, noProxy)
+					}
+					for _, raw := range append([]string{externalURL}, p.proxied...) {
+						u, _ := url.Parse(raw)
+						got, err := proxyFor(u)
+						require.NoError(t, err)
+						assert.NotNil(t, got, "%s must go through the proxy: NO_PROXY=%s", raw, noProxy)
+					}
+				}
+				if p.credentials != "" {
+					for _, d := range r.Docs {
+						if d.Kind != "Secret" {
+							assert.NotContains(t, string(d.Raw), p.credentials, "%s %s carries the password", d.Kind, d.Name)
+						}
+					}
+				}
+			})
+		}
+	}
+}
