@@ -1,14 +1,12 @@
 package tests
 
 import (
-	"net/url"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/net/http/httpproxy"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -148,18 +146,7 @@ func TestConsumerAppWithProviderValues(t *testing.T) {
 			agent := envMap(specs["DaemonSet/test-agent"].Containers[0].Env)
 			assert.Equal(t, "spec.nodeName", agent["NODE_NAME"].ValueFrom.FieldRef.FieldPath)
 
-			proxyFor := (&httpproxy.Config{HTTPSProxy: "http://proxy:3128", HTTPProxy: "http://proxy:3128", NoProxy: noProxy}).ProxyFunc()
-			for _, raw := range p.bypass {
-				u, err := url.Parse(raw)
-				require.NoError(t, err)
-				got, err := proxyFor(u)
-				require.NoError(t, err)
-				assert.Nil(t, got, "%s must bypass the proxy: NO_PROXY=%s", raw, noProxy)
-			}
-			u, _ := url.Parse(externalURL)
-			got, err := proxyFor(u)
-			require.NoError(t, err)
-			assert.NotNil(t, got, "%s must go through the proxy", externalURL)
+			assertProxySelection(t, noProxy, p.bypass, append([]string{externalURL}, p.proxied...))
 		})
 	}
 }

@@ -24,14 +24,20 @@ func kyvernoBinary(t testing.TB) string {
 	return bin
 }
 
-// kyvernoApply renders the chart's policies with values, runs `kyverno apply` on
-// the pods and returns the pods as the engine left them, by name.
+// kyvernoApply renders the chart's ClusterPolicy with values, runs `kyverno apply`
+// on the pods and returns the pods as the engine left them, by name.
 func kyvernoApply(t testing.TB, values string, pods []corev1.Pod) map[string]corev1.Pod {
 	t.Helper()
 	r := mustRenderSDK(t, proxyPoliciesChart, values)
+	return kyvernoApplyPolicy(t, r.Find(t, "ClusterPolicy", "inject-proxy-env").Raw, pods)
+}
+
+// kyvernoApplyPolicy runs `kyverno apply` with the given policy documents.
+func kyvernoApplyPolicy(t testing.TB, policyYAML []byte, pods []corev1.Pod) map[string]corev1.Pod {
+	t.Helper()
 	dir := t.TempDir()
 	policy := filepath.Join(dir, "policy.yaml")
-	require.NoError(t, os.WriteFile(policy, r.Find(t, "ClusterPolicy", "inject-proxy-env").Raw, 0o600))
+	require.NoError(t, os.WriteFile(policy, policyYAML, 0o600))
 
 	var docs [][]byte
 	for _, p := range pods {
@@ -41,7 +47,6 @@ func kyvernoApply(t testing.TB, values string, pods []corev1.Pod) map[string]cor
 	}
 	resources := filepath.Join(dir, "pods.yaml")
 	require.NoError(t, os.WriteFile(resources, bytes.Join(docs, []byte("\n---\n")), 0o600))
-
 	out := runKyvernoApply(t, policy, resources)
 
 	mutated, err := os.ReadFile(out)

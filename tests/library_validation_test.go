@@ -12,9 +12,11 @@ import (
 // crashMarkers are Go template runtime errors: bad input must never surface as one.
 var crashMarkers = []string{"nil pointer", "wrong type", "can't evaluate", "error calling", "index of", "invalid value"}
 
-func assertFailsNaming(t *testing.T, values string, wants ...string) {
+// assertFailsNaming renders chart with values that must fail with a message
+// containing every want, and never with a template runtime error.
+func assertFailsNaming(t *testing.T, chart, values string, wants ...string) {
 	t.Helper()
-	err := renderError(t, fixtureChart, values)
+	err := renderError(t, chart, values)
 	for _, want := range wants {
 		assert.Contains(t, err, want)
 	}
@@ -73,7 +75,7 @@ func TestBadInputFailsNamingTheKey(t *testing.T) {
 		{"existingSecret is a map", `proxy: {existingSecret: {name: x}}`, []string{"proxy.existingSecret must be a string"}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { assertFailsNaming(t, tc.values, tc.wants...) })
+		t.Run(tc.name, func(t *testing.T) { assertFailsNaming(t, fixtureChart, tc.values, tc.wants...) })
 	}
 }
 

@@ -1,17 +1,12 @@
 package tests
 
 import (
-	"bytes"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // TestNativePolicyCELWithKyvernoCLI runs the MutatingAdmissionPolicy through the
@@ -28,34 +23,12 @@ func TestNativePolicyCELWithKyvernoCLI(t *testing.T) {
 		docs = append(docs, strings.Replace(string(r.Find(t, kind, "inject-proxy-env").Raw),
 			"apiVersion: admissionregistration.k8s.io/v1\n", "apiVersion: admissionregistration.k8s.io/v1alpha1\n", 1))
 	}
-	dir := t.TempDir()
-	policy := filepath.Join(dir, "policy.yaml")
-	require.NoError(t, os.WriteFile(policy, []byte(strings.Join(docs, "\n---\n")), 0o600))
-
 	cases := podCases()
-	var pods [][]byte
+	var pods []corev1.Pod
 	for _, c := range cases {
-		b, err := yaml.Marshal(c.pod)
-		require.NoError(t, err)
-		pods = append(pods, b)
+		pods = append(pods, c.pod)
 	}
-	resources := filepath.Join(dir, "pods.yaml")
-	require.NoError(t, os.WriteFile(resources, bytes.Join(pods, []byte("\n---\n")), 0o600))
-	out := filepath.Join(dir, "mutated.yaml")
-	output, err := exec.Command(kyvernoBinary(t), "apply", policy, "--resource", resources, "-o", out, "--remove-color").CombinedOutput()
-	require.NoError(t, err, "%s", output)
-	require.Contains(t, string(output), "error: 0", "%s", output)
-
-	mutated := map[string]corev1.Pod{}
-	text, err := os.ReadFile(out)
-	require.NoError(t, err)
-	for _, doc := range docSeparator.Split(string(text), -1) {
-		if strings.TrimSpace(doc) != "" {
-			var p corev1.Pod
-			require.NoError(t, yaml.Unmarshal([]byte(doc), &p))
-			mutated[p.Name] = p
-		}
-	}
+	mutated := kyvernoApplyPolicy(t, []byte(strings.Join(docs, "\n---\n")), pods)
 	injected := 0
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

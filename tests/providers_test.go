@@ -2,14 +2,12 @@ package tests
 
 import (
 	"encoding/base64"
-	"net/url"
 	"os"
 	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/net/http/httpproxy"
 )
 
 // Every NO_PROXY proxykit writes starts with the loopback entries, wherever it
@@ -50,20 +48,7 @@ func TestProviderValuesAgainstEveryChart(t *testing.T) {
 				found := noProxyValues(r)
 				require.NotEmpty(t, found, "%s renders no NO_PROXY", name)
 				for _, noProxy := range found {
-					proxyFor := (&httpproxy.Config{HTTPProxy: "http://proxy:3128", HTTPSProxy: "http://proxy:3128", NoProxy: noProxy}).ProxyFunc()
-					for _, raw := range p.bypass {
-						u, err := url.Parse(raw)
-						require.NoError(t, err)
-						got, err := proxyFor(u)
-						require.NoError(t, err)
-						assert.Nil(t, got, "%s must bypass the proxy: NO_PROXY=%s", raw, noProxy)
-					}
-					for _, raw := range append([]string{externalURL}, p.proxied...) {
-						u, _ := url.Parse(raw)
-						got, err := proxyFor(u)
-						require.NoError(t, err)
-						assert.NotNil(t, got, "%s must go through the proxy: NO_PROXY=%s", raw, noProxy)
-					}
+					assertProxySelection(t, noProxy, p.bypass, append([]string{externalURL}, p.proxied...))
 				}
 				if p.credentials != "" {
 					for _, d := range r.Docs {
