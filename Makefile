@@ -4,18 +4,20 @@ GO    ?= go
 BIN   := $(CURDIR)/bin
 export PATH := $(BIN):$(PATH)
 
-HELM    := $(BIN)/helm
-KYVERNO := $(BIN)/kyverno
+HELM      := $(BIN)/helm
+KYVERNO   := $(BIN)/kyverno
+APISERVER := $(BIN)/kube-apiserver
+ETCD      := $(BIN)/etcd
 
 DEMO_CHART  := examples/consumer-app
 DEMO_VALUES := examples/providers/eks.yaml
 
-.PHONY: all tools test bench demo lint clean
+.PHONY: all tools test e2e bench demo lint clean
 
 all: test
 
 ## tools: build the test binaries from pinned Go modules (Kyverno takes minutes the first time)
-tools: $(HELM) $(KYVERNO)
+tools: $(HELM) $(KYVERNO) $(APISERVER) $(ETCD)
 
 # the helm CLI from the helm.sh/helm/v3 version pinned in go.mod
 $(HELM): go.mod go.sum
@@ -27,9 +29,22 @@ $(KYVERNO): tools/kyverno/go.mod tools/kyverno/go.sum
 	@mkdir -p $(BIN)
 	cd tools/kyverno && $(GO) build -o $@ github.com/kyverno/kyverno/cmd/cli/kubectl-kyverno
 
+# kube-apiserver and etcd for the end-to-end tests (kube-apiserver takes minutes the first time)
+$(APISERVER): tools/apiserver/go.mod tools/apiserver/go.sum
+	@mkdir -p $(BIN)
+	cd tools/apiserver && $(GO) build -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+
+$(ETCD): tools/apiserver/go.mod tools/apiserver/go.sum tools/apiserver/etcd/main.go
+	@mkdir -p $(BIN)
+	cd tools/apiserver && $(GO) build -o $@ ./etcd
+
 ## test: render every template of every chart and assert it; helm lint --strict on every chart
 test: tools
 	$(GO) test -count=1 ./tests/...
+
+## e2e: only the end-to-end test against etcd and kube-apiserver on loopback
+e2e: tools
+	$(GO) test -count=1 -run 'TestE2E' -v ./tests/...
 
 ## bench: generateEnv with 10, 100 and 1000 entries per tier across 20 containers, a full render,
 ## and kyverno apply on a Pod with 1, 20 and 200 containers

@@ -1,0 +1,270 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gruntwork-io/terratest/modules/helm"
+	"github.com/gruntwork-io/terratest/modules/k8s"
+	"github.com/gruntwork-io/terratest/modules/logger"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/restmapper"
+	"sigs.k8s.io/yaml"
+)
+
+// e2eRelease is one chart installed into the live API server.
+type e2eRelease struct {
+	name, chart, namespace, values string
+}
+
+// TestE2E installs every chart into a real kube-apiserver and runs the native
+// MutatingAdmissionPolicy on real Pods. `make e2e` runs it alone.
+func TestE2E(t *testing.T) {
+	began := time.Now()
+	cp := startControlPlane(t)
+	t.Logf("etcd + kube-apiserver ready in %s", cp.StartedIn.Round(time.Millisecond))
+	objects := newObjectClient(t, cp)
+	applyKyvernoCRDs(t, cp, objects)
+	for _, ns := range []string{"kube-system", namespace, "apps", "team-a", "kyverno", "batch", "charts"} {
+		cp.ensureNamespace(t, ns)
+	}
+
+	releases := []e2eRelease{
+		{"test", proxyPoliciesChart, namespace, policyValuesPlain},
+		{"cp", clusterProxyChart, "apps", clusterProxyPlain},
+		{"cp-mgmt", clusterProxyChart, "batch", credentialValues(t, map[string]any{"clusterName": "mgmt", "certManager": map[string]any{"namespace": "batch"}})},
+		{"chart-operator", chartOperatorChart, "charts", credentialValues(t, nil)},
+	}
+
+	t.Run("every object passes strict field validation", func(t *testing.T) {
+		for _, rel := range append(releases, e2eRelease{"creds", proxyPoliciesChart, namespace,
+			credentialValues(t, map[string]any{"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}})}) {
+			for _, d := range renderRelease(t, rel).Docs {
+				objects.dryRunStrict(t, d, rel.namespace)
+			}
+		}
+	})
+
+	t.Run("helm install every chart", func(t *testing.T) {
+		for _, rel := range releases {
+			require.NoError(t, helm.InstallE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm install %s", rel.name)
+			for _, d := range renderRelease(t, rel).Docs {
+				objects.mustExist(t, d, rel.namespace)
+			}
+		}
+	})
+
+	t.Run("native policy on real pods", func(t *testing.T) {
+		waitForInjection(t, cp, "apps", "http://proxy.corp.example:3129")
+		for _, c := range podCases() {
+			t.Run(c.name, func(t *testing.T) {
+				stored := createPod(t, cp, c.pod)
+				assertInjection(t, c.pod, stored, policyProxyEnv, c.injected, false)
+			})
+		}
+	})
+
+	t.Run("helm upgrade changes proxy.https everywhere", func(t *testing.T) {
+		const newHTTPS = "http://proxy-b.corp.example:3130"
+		for _, i := range []int{0, 1} {
+			rel := &releases[i]
+			rel.values = strings.ReplaceAll(rel.values, "http://proxy.corp.example:3129", newHTTPS)
+			require.Contains(t, rel.values, newHTTPS)
+			require.NoError(t, helm.UpgradeE(t, helmOptions(cp, *rel), rel.chart, rel.name), "helm upgrade %s", rel.name)
+		}
+		ctx := context.Background()
+		values, err := cp.Client.CoreV1().Secrets("apps").Get(ctx, "wc1-cluster-values", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Contains(t, string(values.Data["values"]), newHTTPS)
+		dropIns, err := cp.Client.CoreV1().Secrets("apps").Get(ctx, "wc1-systemd-proxy", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Contains(t, string(dropIns.Data["kubeletProxy"]), `Environment="HTTPS_PROXY=`+newHTTPS+`"`)
+		envFrom, err := cp.Client.CoreV1().ConfigMaps("apps").Get(ctx, "proxy-env", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, newHTTPS, envFrom.Data["HTTPS_PROXY"])
+
+		policy, err := cp.Client.AdmissionregistrationV1().MutatingAdmissionPolicies().Get(ctx, "inject-proxy-env", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Contains(t, policy.Spec.Mutations[0].ApplyConfiguration.Expression, newHTTPS)
+		// new Pods get the new proxy; running ones keep theirs until a rollout
+		waitForInjection(t, cp, "apps", newHTTPS)
+	})
+
+	t.Run("helm uninstall leaves nothing behind", func(t *testing.T) {
+		for _, rel := range releases {
+			docs := renderRelease(t, rel).Docs
+			require.NoError(t, helm.DeleteE(t, helmOptions(cp, rel), rel.name, true), "helm uninstall %s", rel.name)
+			for _, d := range docs {
+				objects.mustBeGone(t, d, rel.namespace)
+			}
+		}
+	})
+	t.Logf("e2e total %s (API server start %s)", time.Since(began).Round(time.Millisecond), cp.StartedIn.Round(time.Millisecond))
+}
+
+func helmOptions(cp *controlPlane, rel e2eRelease) *helm.Options {
+	valuesFile := filepath.Join(filepath.Dir(cp.Kubeconfig), rel.name+"-values.yaml")
+	if err := os.WriteFile(valuesFile, []byte(rel.values), 0o600); err != nil {
+		panic(err)
+	}
+	return &helm.Options{
+		ValuesFiles:    []string{valuesFile},
+		KubectlOptions: k8s.NewKubectlOptions("", cp.Kubeconfig, rel.namespace),
+		Logger:         logger.Discard,
+	}
+}
+
+// renderRelease renders a release with the helm CLI exactly as helm install will
+// (same release name, namespace and values), for its list of objects.
+func renderRelease(t *testing.T, rel e2eRelease) *Rendered {
+	t.Helper()
+	valuesFile := filepath.Join(t.TempDir(), "values.yaml")
+	require.NoError(t, os.WriteFile(valuesFile, []byte(rel.values), 0o600))
+	options := &helm.Options{ValuesFiles: []string{valuesFile}, KubectlOptions: k8s.NewKubectlOptions("", "", rel.namespace), Logger: logger.Discard}
+	out, err := helm.RenderTemplateE(t, options, rel.chart, rel.name, nil)
+	require.NoError(t, err)
+	manifests := splitBySource(out)
+	recordRendered(rel.chart, manifests)
+	return decodeManifests(t, manifests)
+}
+
+// createPod creates a Pod through the API server (ephemeral containers through
+// their subresource, as kubectl debug does) and returns it as stored.
+func createPod(t *testing.T, cp *controlPlane, p corev1.Pod) corev1.Pod {
+	t.Helper()
+	ctx := context.Background()
+	ephemeral := p.Spec.EphemeralContainers
+	p.Spec.EphemeralContainers = nil
+	created, err := cp.Client.CoreV1().Pods(p.Namespace).Create(ctx, &p, metav1.CreateOptions{})
+	require.NoError(t, err)
+	if len(ephemeral) > 0 {
+		created.Spec.EphemeralContainers = ephemeral
+		created, err = cp.Client.CoreV1().Pods(p.Namespace).UpdateEphemeralContainers(ctx, created.Name, created, metav1.UpdateOptions{})
+		require.NoError(t, err)
+	}
+	return *created
+}
+
+// waitForInjection creates canary Pods until the policy injects the expected
+// HTTPS_PROXY: policies take effect asynchronously after they are written.
+func waitForInjection(t *testing.T, cp *controlPlane, ns, https string) {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(60 * time.Second)
+	for i := 0; time.Now().Before(deadline); i++ {
+		canary := pod(fmt.Sprintf("canary-%d-%d", time.Now().UnixNano()%100000, i), ns, nil, ctr("canary"))
+		created, err := cp.Client.CoreV1().Pods(ns).Create(ctx, &canary, metav1.CreateOptions{})
+		require.NoError(t, err)
+		_ = cp.Client.CoreV1().Pods(ns).Delete(ctx, created.Name, metav1.DeleteOptions{})
+		if envMap(created.Spec.Containers[0].Env)["HTTPS_PROXY"].Value == https {
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	require.FailNow(t, "policy never took effect", "no canary Pod in %s got HTTPS_PROXY=%s", ns, https)
+}
+
+// objectClient reaches any kind the API server serves.
+type objectClient struct {
+	dynamic dynamic.Interface
+	mapper  *restmapper.DeferredDiscoveryRESTMapper
+}
+
+func newObjectClient(t testing.TB, cp *controlPlane) *objectClient {
+	dc, err := discovery.NewDiscoveryClientForConfig(cp.Config)
+	require.NoError(t, err)
+	dyn, err := dynamic.NewForConfig(cp.Config)
+	require.NoError(t, err)
+	return &objectClient{dynamic: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}
+}
+
+// resource finds the REST endpoint for a rendered document.
+func (o *objectClient) resource(t testing.TB, d Doc, releaseNamespace string) (dynamic.ResourceInterface, *unstructured.Unstructured) {
+	t.Helper()
+	obj := &unstructured.Unstructured{}
+	require.NoError(t, yaml.Unmarshal(d.Raw, &obj.Object))
+	gvk := obj.GroupVersionKind()
+	mapping, err := o.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		o.mapper.Reset()
+		mapping, err = o.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	require.NoError(t, err, "%s is not served", gvk)
+	if mapping.Scope.Name() == meta.RESTScopeNameRoot {
+		return o.dynamic.Resource(mapping.Resource), obj
+	}
+	ns := obj.GetNamespace()
+	if ns == "" {
+		ns = releaseNamespace
+	}
+	return o.dynamic.Resource(mapping.Resource).Namespace(ns), obj
+}
+
+func (o *objectClient) dryRunStrict(t testing.TB, d Doc, releaseNamespace string) {
+	t.Helper()
+	ri, obj := o.resource(t, d, releaseNamespace)
+	_, err := ri.Create(context.Background(), obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
+	assert.NoError(t, err, "%s %s from %s", d.Kind, d.Name, d.Source)
+}
+
+func (o *objectClient) mustExist(t testing.TB, d Doc, releaseNamespace string) {
+	t.Helper()
+	ri, obj := o.resource(t, d, releaseNamespace)
+	_, err := ri.Get(context.Background(), obj.GetName(), metav1.GetOptions{})
+	assert.NoError(t, err, "%s %s was not installed", d.Kind, d.Name)
+}
+
+func (o *objectClient) mustBeGone(t testing.TB, d Doc, releaseNamespace string) {
+	t.Helper()
+	ri, obj := o.resource(t, d, releaseNamespace)
+	_, err := ri.Get(context.Background(), obj.GetName(), metav1.GetOptions{})
+	assert.True(t, apierrors.IsNotFound(err), "%s %s is left behind after uninstall (err=%v)", d.Kind, d.Name, err)
+}
+
+// applyKyvernoCRDs creates Kyverno's CRDs, read from the Kyverno module in the
+// module cache (the version tools/kyverno pins), and waits until they are served.
+func applyKyvernoCRDs(t *testing.T, cp *controlPlane, o *objectClient) {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/kyverno/kyverno")
+	cmd.Dir = repoPath("tools", "kyverno")
+	out, err := cmd.Output()
+	require.NoError(t, err, "locate the Kyverno module")
+	files, err := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "config", "crds", "kyverno", "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		r := decodeManifests(t, map[string]string{filepath.Base(f): string(raw)})
+		for _, d := range r.Docs {
+			ri, obj := o.resource(t, d, "")
+			_, err := ri.Create(context.Background(), obj, metav1.CreateOptions{})
+			require.NoError(t, err, "CRD %s", d.Name)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		o.mapper.Reset()
+		if _, err := o.mapper.RESTMapping(schema.GroupKind{Group: "kyverno.io", Kind: "ClusterPolicy"}, "v1"); err == nil {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "Kyverno CRDs never became served")
+		time.Sleep(200 * time.Millisecond)
+	}
+}
