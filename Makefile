@@ -12,7 +12,7 @@ ETCD      := $(BIN)/etcd
 DEMO_CHART  := examples/consumer-app
 DEMO_VALUES := examples/providers/eks.yaml
 
-.PHONY: all tools test e2e bench demo lint clean
+.PHONY: all tools test e2e bench demo lint yamllint clean
 
 all: test
 
@@ -38,8 +38,8 @@ $(ETCD): tools/apiserver/go.mod tools/apiserver/go.sum tools/apiserver/etcd/main
 	@mkdir -p $(BIN)
 	cd tools/apiserver && $(GO) build -o $@ ./etcd
 
-## test: render every template of every chart and assert it; helm lint --strict on every chart
-test: tools
+## test: yamllint, then every Go test: renders and assertions, Kyverno, the e2e control plane, helm lint
+test: tools yamllint
 	$(GO) test -count=1 ./tests/...
 
 ## e2e: only the end-to-end test against etcd and kube-apiserver on loopback
@@ -57,9 +57,17 @@ demo: $(HELM)
 	@$(HELM) dependency update --skip-refresh $(DEMO_CHART) >/dev/null
 	$(HELM) template demo $(DEMO_CHART) --namespace demo -f $(DEMO_VALUES)
 
-## lint: helm lint --strict on every chart (also part of test)
-lint: tools
-	$(GO) test -count=1 -run 'TestHelmLint' ./tests/...
+## lint: what chart-testing's lint does: yamllint, helm lint --strict per ci/*-values.yaml,
+## Chart.yaml checks and the version bump against the merge base (all part of test)
+lint: $(HELM) yamllint
+	$(GO) test -count=1 -run 'TestHelmLint|TestChartMetadata|TestChartVersionBumps|TestVersionBumpCheck' ./tests/...
+
+YAML_FILES = ct.yaml $(shell git ls-files '*Chart.yaml' '*values.yaml' 'charts/*/ci/*.yaml' 'examples/providers/*.yaml')
+
+# yamllint comes from Debian's package; installed here when missing
+yamllint:
+	@command -v yamllint >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq yamllint >/dev/null; }
+	yamllint --strict -c .yamllint $(YAML_FILES)
 
 clean:
 	rm -rf $(BIN)

@@ -1,0 +1,152 @@
+package tests
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"helm.sh/helm/v3/pkg/chart"
+	"sigs.k8s.io/yaml"
+)
+
+// publishedCharts are the charts chart-testing sees (ct.yaml chart-dirs).
+func publishedCharts(t *testing.T) []string {
+	var dirs []string
+	for _, pattern := range []string{"charts/*/Chart.yaml", "library/*/Chart.yaml"} {
+		matches, err := filepath.Glob(repoPath(pattern))
+		require.NoError(t, err)
+		for _, m := range matches {
+			dirs = append(dirs, filepath.Dir(m))
+		}
+	}
+	require.NotEmpty(t, dirs)
+	return dirs
+}
+
+func readChartfile(t testing.TB, path string) chart.Metadata {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var md chart.Metadata
+	require.NoError(t, yaml.UnmarshalStrict(raw, &md), "%s", path)
+	return md
+}
+
+// TestChartMetadata checks what chart-testing checks in Chart.yaml, for every chart.
+func TestChartMetadata(t *testing.T) {
+	for _, dir := range append(publishedCharts(t), chartsWithDependencies()...) {
+		rel, _ := filepath.Rel(repoRoot, dir)
+		t.Run(rel, func(t *testing.T) {
+			md := readChartfile(t, filepath.Join(dir, "Chart.yaml"))
+			assert.Equal(t, "v2", md.APIVersion)
+			_, err := semver.StrictNewVersion(md.Version)
+			assert.NoError(t, err, "version %q is not semver", md.Version)
+			assert.Contains(t, []string{"application", "library"}, md.Type)
+			assert.Equal(t, filepath.Base(dir) == "proxykit", md.Type == "library", "only the library is type: library")
+			assert.NotEmpty(t, md.Description)
+			if strings.HasPrefix(rel, "charts/") || strings.HasPrefix(rel, "library/") || strings.HasPrefix(rel, "examples/") {
+				assert.NotEmpty(t, md.Maintainers, "maintainers")
+			}
+			for _, dep := range md.Dependencies {
+				assert.True(t, strings.HasPrefix(dep.Repository, "file://"), "dependency %s comes from the repository", dep.Name)
+				lib := readChartfile(t, filepath.Join(dir, strings.TrimPrefix(dep.Repository, "file://"), "Chart.yaml"))
+				assert.Equal(t, lib.Version, dep.Version, "dependency %s pins the library's version", dep.Name)
+			}
+		})
+	}
+}
+
+func git(t testing.TB, dir string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// chartsWithoutVersionBump lists charts under repo that changed since base but
+// whose Chart.yaml version did not increase. A chart new since base is fine.
+func chartsWithoutVersionBump(t testing.TB, repo, base string, charts []string) []string {
+	t.Helper()
+	var stale []string
+	for _, dir := range charts {
+		if _, err := git(t, repo, "diff", "--quiet", base, "--", dir); err == nil {
+			continue // unchanged
+		}
+		old, err := git(t, repo, "show", base+":"+filepath.ToSlash(filepath.Join(dir, "Chart.yaml")))
+		if err != nil {
+			continue // new chart
+		}
+		var before chart.Metadata
+		require.NoError(t, yaml.Unmarshal([]byte(old), &before))
+		now := readChartfile(t, filepath.Join(repo, dir, "Chart.yaml"))
+		oldV, err1 := semver.NewVersion(before.Version)
+		newV, err2 := semver.NewVersion(now.Version)
+		if err1 != nil || err2 != nil || !newV.GreaterThan(oldV) {
+			stale = append(stale, dir)
+		}
+	}
+	return stale
+}
+
+// mergeBase is where this branch left the target branch (ct.yaml target-branch).
+func mergeBase(t *testing.T) string {
+	t.Helper()
+	candidates := []string{"origin/main", "main"}
+	if ref := os.Getenv("PROXYKIT_BASE_REF"); ref != "" {
+		candidates = []string{ref}
+	}
+	for _, ref := range candidates {
+		if base, err := git(t, repoRoot, "merge-base", "HEAD", ref); err == nil {
+			return base
+		}
+	}
+	require.FailNow(t, "no target branch", "none of %v exists; set PROXYKIT_BASE_REF", candidates)
+	return ""
+}
+
+// TestChartVersionBumps: a chart that changed since the merge base needs a higher version.
+func TestChartVersionBumps(t *testing.T) {
+	var rels []string
+	for _, dir := range publishedCharts(t) {
+		rel, _ := filepath.Rel(repoRoot, dir)
+		rels = append(rels, rel)
+	}
+	assert.Empty(t, chartsWithoutVersionBump(t, repoRoot, mergeBase(t), rels), "bump version in Chart.yaml of these charts")
+}
+
+// TestVersionBumpCheckCatchesAMissingBump runs the check on a throwaway repository.
+func TestVersionBumpCheckCatchesAMissingBump(t *testing.T) {
+	repo := t.TempDir()
+	write := func(path, content string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(repo, path)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(repo, path), []byte(content), 0o644))
+	}
+	run := func(args ...string) {
+		out, err := git(t, repo, args...)
+		require.NoError(t, err, out)
+	}
+	run("init", "-q", "-b", "main")
+	run("config", "user.email", "test@proxykit.invalid")
+	run("config", "user.name", "test")
+	write("charts/a/Chart.yaml", "apiVersion: v2\nname: a\nversion: 0.1.0\n")
+	write("charts/a/values.yaml", "x: 1\n")
+	write("charts/b/Chart.yaml", "apiVersion: v2\nname: b\nversion: 0.1.0\n")
+	run("add", "-A")
+	run("commit", "-qm", "base")
+	base, err := git(t, repo, "rev-parse", "HEAD")
+	require.NoError(t, err)
+
+	write("charts/a/values.yaml", "x: 2\n")                                  // changed, no bump
+	write("charts/b/Chart.yaml", "apiVersion: v2\nname: b\nversion: 0.2.0\n") // changed and bumped
+	write("charts/c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n") // new
+	assert.Equal(t, []string{"charts/a"}, chartsWithoutVersionBump(t, repo, base, []string{"charts/a", "charts/b", "charts/c"}))
+
+	write("charts/a/Chart.yaml", "apiVersion: v2\nname: a\nversion: 0.1.1\n")
+	assert.Empty(t, chartsWithoutVersionBump(t, repo, base, []string{"charts/a", "charts/b", "charts/c"}))
+}
