@@ -6,6 +6,7 @@ export PATH := $(BIN):$(PATH)
 
 HELM      := $(BIN)/helm
 KYVERNO   := $(BIN)/kyverno
+HELM4     := $(BIN)/helm4
 APISERVER := $(BIN)/kube-apiserver
 ETCD      := $(BIN)/etcd
 
@@ -17,12 +18,17 @@ DEMO_VALUES := examples/providers/eks.yaml
 all: test
 
 ## tools: build the test binaries from pinned Go modules (Kyverno takes minutes the first time)
-tools: $(HELM) $(KYVERNO) $(APISERVER) $(ETCD)
+tools: $(HELM) $(HELM4) $(KYVERNO) $(APISERVER) $(ETCD)
 
 # the helm CLI from the helm.sh/helm/v3 version pinned in go.mod
 $(HELM): go.mod go.sum
 	@mkdir -p $(BIN)
 	$(GO) build -o $@ helm.sh/helm/v3/cmd/helm
+
+# the Helm 4 CLI, to check that every chart renders the same under Helm 3 and 4
+$(HELM4): tools/helm4/go.mod tools/helm4/go.sum
+	@mkdir -p $(BIN)
+	cd tools/helm4 && $(GO) build -o $@ helm.sh/helm/v4/cmd/helm
 
 # the Kyverno CLI from its own module, which carries the replace Kyverno needs
 $(KYVERNO): tools/kyverno/go.mod tools/kyverno/go.sum

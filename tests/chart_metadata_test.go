@@ -142,7 +142,7 @@ func TestVersionBumpCheckCatchesAMissingBump(t *testing.T) {
 	base, err := git(t, repo, "rev-parse", "HEAD")
 	require.NoError(t, err)
 
-	write("charts/a/values.yaml", "x: 2\n")                                  // changed, no bump
+	write("charts/a/values.yaml", "x: 2\n")                                   // changed, no bump
 	write("charts/b/Chart.yaml", "apiVersion: v2\nname: b\nversion: 0.2.0\n") // changed and bumped
 	write("charts/c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n") // new
 	assert.Equal(t, []string{"charts/a"}, chartsWithoutVersionBump(t, repo, base, []string{"charts/a", "charts/b", "charts/c"}))

@@ -1,0 +1,59 @@
+package tests
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// helmTemplate runs `<binary> template` and returns the objects by Kind/name.
+func helmTemplate(t *testing.T, binary, chart, valuesFile string) map[string]any {
+	t.Helper()
+	args := []string{"template", releaseName, chart, "--namespace", namespace}
+	if valuesFile != "" {
+		args = append(args, "-f", valuesFile)
+	}
+	out, err := exec.Command(binary, args...).CombinedOutput()
+	require.NoError(t, err, "%s %v:\n%s", filepath.Base(binary), args, out)
+	manifests := splitBySource(string(out))
+	recordRendered(chart, manifests)
+	return objectsByName(t, decodeManifests(t, manifests))
+}
+
+// TestHelm3AndHelm4RenderTheSame renders every chart and example with each of its
+// values files under the Helm 3 CLI (go.mod) and the Helm 4 CLI (tools/helm4).
+func TestHelm3AndHelm4RenderTheSame(t *testing.T) {
+	helm3, helm4 := repoPath("bin", "helm"), repoPath("bin", "helm4")
+	_, err := os.Stat(helm4)
+	require.NoError(t, err, "bin/helm4 is missing: run `make tools`")
+
+	type render struct{ chart, values string }
+	var renders []render
+	for _, dir := range chartsWithDependencies() {
+		files, _ := filepath.Glob(filepath.Join(dir, "ci", "*-values.yaml"))
+		if len(files) == 0 {
+			files = []string{""}
+		}
+		for _, f := range files {
+			renders = append(renders, render{dir, f})
+		}
+	}
+	providerFiles, _ := filepath.Glob(repoPath("examples", "providers", "*.yaml"))
+	require.NotEmpty(t, providerFiles)
+	for _, f := range providerFiles {
+		renders = append(renders, render{consumerApp, f})
+	}
+	for _, r := range renders {
+		rel, _ := filepath.Rel(repoRoot, r.chart)
+		t.Run(rel+"/"+filepath.Base(r.values), func(t *testing.T) {
+			v3 := helmTemplate(t, helm3, r.chart, r.values)
+			v4 := helmTemplate(t, helm4, r.chart, r.values)
+			assert.NotEmpty(t, v3)
+			assert.Equal(t, v3, v4)
+		})
+	}
+}
