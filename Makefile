@@ -55,7 +55,7 @@ e2e: tools
 ## bench: generateEnv with 10, 100 and 1000 entries per tier across 20 containers, a full render,
 ## and kyverno apply on a Pod with 1, 20 and 200 containers
 bench: tools
-	$(GO) test -count=1 -run '^$$' -bench . -benchmem -benchtime 5x ./tests/ | tee $(BIN)/bench.txt
+	$(GO) test -count=3 -run '^$$' -bench . -benchmem -benchtime 3x ./tests/ | tee $(BIN)/bench.txt
 	@./hack/bench-ratio.sh $(BIN)/bench.txt
 
 ## demo: render the example consumer chart with the EKS example values
