@@ -1,0 +1,73 @@
+package tests
+
+import (
+	"sort"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// objectsBySource lists "Kind/name" per template file, sorted.
+func objectsBySource(r *Rendered) map[string][]string {
+	out := map[string][]string{}
+	for _, d := range r.Docs {
+		id := d.Kind + "/" + d.Name
+		if d.Namespace != "" {
+			id += "@" + d.Namespace
+		}
+		out[d.Source] = append(out[d.Source], id)
+	}
+	for _, ids := range out {
+		sort.Strings(ids)
+	}
+	return out
+}
+
+// TestEachTemplateRendersItsObjects pins which template renders which objects,
+// with credentials on so that every template of every chart renders.
+func TestEachTemplateRendersItsObjects(t *testing.T) {
+	secret := releaseName + "-proxy-credentials"
+	cases := []struct {
+		chart, values string
+		want          map[string][]string
+	}{
+		{
+			chart:  chartOperatorChart,
+			values: credentialValues(t, nil),
+			want: map[string][]string{
+				"templates/serviceaccount.yaml":     {"ServiceAccount/test@" + namespace},
+				"templates/clusterrole.yaml":        {"ClusterRole/test"},
+				"templates/clusterrolebinding.yaml": {"ClusterRoleBinding/test"},
+				"templates/deployment.yaml":         {"Deployment/test@" + namespace},
+				"templates/proxy-secret.yaml":       {"Secret/" + secret + "@" + namespace},
+			},
+		},
+		{
+			chart:  clusterProxyChart,
+			values: credentialValues(t, map[string]any{"clusterName": "mgmt"}),
+			want: map[string][]string{
+				"templates/cluster-values-secret.yaml": {"Secret/mgmt-cluster-values@" + namespace},
+				"templates/systemd-proxy-secret.yaml":  {"Secret/mgmt-systemd-proxy@" + namespace},
+				"templates/proxy-env.yaml":             {"Secret/proxy-env@" + namespace},
+				"templates/proxy-secret.yaml":          {"Secret/" + secret + "@kube-system", "Secret/" + secret + "@" + namespace},
+			},
+		},
+		{
+			chart: proxyPoliciesChart,
+			values: credentialValues(t, map[string]any{
+				"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}, "defaults": nil}),
+			want: map[string][]string{
+				"templates/kyverno-clusterpolicy.yaml":          {"ClusterPolicy/inject-proxy-env"},
+				"templates/kyverno-clone-secret.yaml":           {"ClusterPolicy/inject-proxy-env-secret", "ClusterRole/test:kyverno-clone-secrets"},
+				"templates/native-mutatingadmissionpolicy.yaml": {"MutatingAdmissionPolicy/inject-proxy-env", "MutatingAdmissionPolicyBinding/inject-proxy-env"},
+				"templates/native-proxy-secrets.yaml":           {"Secret/" + secret + "@apps"},
+				"templates/proxy-secret.yaml":                   {"Secret/" + secret + "@" + namespace},
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.chart[len(repoRoot)+1:], func(t *testing.T) {
+			assert.Equal(t, tc.want, objectsBySource(mustRenderSDK(t, tc.chart, tc.values)))
+		})
+	}
+}
