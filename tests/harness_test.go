@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -230,13 +229,4 @@ func renderError(t testing.TB, chartDir, values string) string {
 func helmCommand(t *testing.T, cmd string, args ...string) (string, error) {
 	t.Helper()
 	return helm.RunHelmCommandAndGetOutputE(t, &helm.Options{Logger: logger.Discard}, cmd, args...)
-}
-
-// indentLines is for readable failure messages.
-func indentLines(s string) string {
-	var b bytes.Buffer
-	for _, line := range strings.Split(s, "\n") {
-		b.WriteString("    " + line + "\n")
-	}
-	return b.String()
 }

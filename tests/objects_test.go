@@ -126,15 +126,6 @@ func container(t testing.TB, spec corev1.PodSpec, name string) corev1.Container 
 	return corev1.Container{}
 }
 
-// secretValue reads a key from data or stringData as the API server would store it.
-func secretValue(s corev1.Secret, key string) (string, bool) {
-	if v, ok := s.StringData[key]; ok {
-		return v, true
-	}
-	v, ok := s.Data[key]
-	return string(v), ok
-}
-
 func boolPtr(b bool) *bool { return &b }
 
 func mustQuantity(s string) resource.Quantity { return resource.MustParse(s) }
