@@ -69,22 +69,25 @@ func git(t testing.TB, dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
-// chartsWithoutVersionBump lists charts under repo that changed since base but
-// whose Chart.yaml version did not increase. A chart new since base is fine.
+// chartsWithoutVersionBump lists charts under repo whose committed content changed
+// between base and HEAD but whose Chart.yaml version did not increase. A chart new
+// since base is fine; uncommitted edits do not count, so work in progress tests.
 func chartsWithoutVersionBump(t testing.TB, repo, base string, charts []string) []string {
 	t.Helper()
 	var stale []string
 	for _, dir := range charts {
-		if _, err := git(t, repo, "diff", "--quiet", base, "--", dir); err == nil {
+		if _, err := git(t, repo, "diff", "--quiet", base, "HEAD", "--", dir); err == nil {
 			continue // unchanged
 		}
 		old, err := git(t, repo, "show", base+":"+filepath.ToSlash(filepath.Join(dir, "Chart.yaml")))
 		if err != nil {
 			continue // new chart
 		}
-		var before chart.Metadata
+		current, err := git(t, repo, "show", "HEAD:"+filepath.ToSlash(filepath.Join(dir, "Chart.yaml")))
+		require.NoError(t, err, current)
+		var before, now chart.Metadata
 		require.NoError(t, yaml.Unmarshal([]byte(old), &before))
-		now := readChartfile(t, filepath.Join(repo, dir, "Chart.yaml"))
+		require.NoError(t, yaml.Unmarshal([]byte(current), &now))
 		oldV, err1 := semver.NewVersion(before.Version)
 		newV, err2 := semver.NewVersion(now.Version)
 		if err1 != nil || err2 != nil || !newV.GreaterThan(oldV) {
@@ -142,11 +145,17 @@ func TestVersionBumpCheckCatchesAMissingBump(t *testing.T) {
 	base, err := git(t, repo, "rev-parse", "HEAD")
 	require.NoError(t, err)
 
-	write("charts/a/values.yaml", "x: 2\n")                                   // changed, no bump
+	charts := []string{"charts/a", "charts/b", "charts/c"}
+	write("charts/a/values.yaml", "x: 2\n")
+	assert.Empty(t, chartsWithoutVersionBump(t, repo, base, charts), "uncommitted work does not count")
+
 	write("charts/b/Chart.yaml", "apiVersion: v2\nname: b\nversion: 0.2.0\n") // changed and bumped
 	write("charts/c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n") // new
-	assert.Equal(t, []string{"charts/a"}, chartsWithoutVersionBump(t, repo, base, []string{"charts/a", "charts/b", "charts/c"}))
+	run("add", "-A")
+	run("commit", "-qm", "change a without a bump")
+	assert.Equal(t, []string{"charts/a"}, chartsWithoutVersionBump(t, repo, base, charts))
 
 	write("charts/a/Chart.yaml", "apiVersion: v2\nname: a\nversion: 0.1.1\n")
-	assert.Empty(t, chartsWithoutVersionBump(t, repo, base, []string{"charts/a", "charts/b", "charts/c"}))
+	run("commit", "-qam", "bump a")
+	assert.Empty(t, chartsWithoutVersionBump(t, repo, base, charts))
 }
