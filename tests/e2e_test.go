@@ -106,6 +106,21 @@ func TestE2E(t *testing.T) {
 		waitForInjection(t, cp, "apps", newHTTPS)
 	})
 
+	t.Run("native overrideExisting replaces own values and keeps own valueFrom", func(t *testing.T) {
+		rel := &releases[0]
+		rel.values += "policy: {overrideExisting: true}\n"
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, *rel), rel.chart, rel.name), "helm upgrade %s", rel.name)
+		waitFor(t, cp, "apps", ctr("canary", val("HTTP_PROXY", "http://own:1")), func(c corev1.Container) bool {
+			return envMap(c.Env)["HTTP_PROXY"].Value == policyProxyEnv[0].Value
+		})
+		own := pod("override", "apps", nil, ctr("app",
+			val("TZ", "UTC"), val("HTTP_PROXY", "http://own:1"), configMapRef("HTTPS_PROXY", "proxy", "url")))
+		env := createPod(t, cp, own).Spec.Containers[0].Env
+		require.Len(t, env, 7)
+		// the plain value is replaced in place; a merge cannot drop valueFrom, so that one stays
+		assert.Equal(t, []corev1.EnvVar{val("TZ", "UTC"), policyProxyEnv[0], configMapRef("HTTPS_PROXY", "proxy", "url")}, env[:3])
+	})
+
 	t.Run("helm uninstall leaves nothing behind", func(t *testing.T) {
 		for _, rel := range releases {
 			docs := renderRelease(t, rel).Docs
@@ -161,23 +176,32 @@ func createPod(t *testing.T, cp *controlPlane, p corev1.Pod) corev1.Pod {
 	return *created
 }
 
-// waitForInjection creates canary Pods until the policy injects the expected
-// HTTPS_PROXY: policies take effect asynchronously after they are written.
+// waitForInjection creates canary Pods until the policy injects the expected HTTPS_PROXY.
 func waitForInjection(t *testing.T, cp *controlPlane, ns, https string) {
+	t.Helper()
+	waitFor(t, cp, ns, ctr("canary"), func(c corev1.Container) bool {
+		return envMap(c.Env)["HTTPS_PROXY"].Value == https
+	})
+}
+
+// waitFor creates (and deletes) canary Pods with container c until the stored
+// container satisfies ok: policies take effect asynchronously after they are
+// written, so the test waits for evidence instead of a fixed time.
+func waitFor(t *testing.T, cp *controlPlane, ns string, c corev1.Container, ok func(corev1.Container) bool) {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(60 * time.Second)
 	for i := 0; time.Now().Before(deadline); i++ {
-		canary := pod(fmt.Sprintf("canary-%d-%d", time.Now().UnixNano()%100000, i), ns, nil, ctr("canary"))
+		canary := pod(fmt.Sprintf("canary-%d-%d", time.Now().UnixNano()%100000, i), ns, nil, c)
 		created, err := cp.Client.CoreV1().Pods(ns).Create(ctx, &canary, metav1.CreateOptions{})
 		require.NoError(t, err)
 		_ = cp.Client.CoreV1().Pods(ns).Delete(ctx, created.Name, metav1.DeleteOptions{})
-		if envMap(created.Spec.Containers[0].Env)["HTTPS_PROXY"].Value == https {
+		if ok(created.Spec.Containers[0]) {
 			return
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	require.FailNow(t, "policy never took effect", "no canary Pod in %s got HTTPS_PROXY=%s", ns, https)
+	require.FailNow(t, "policy never took effect", "no canary Pod in %s passed the check", ns)
 }
 
 // objectClient reaches any kind the API server serves.

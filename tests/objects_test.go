@@ -28,7 +28,13 @@ var docSeparator = regexp.MustCompile(`(?m)^---\s*$`)
 func decodeManifests(t testing.TB, manifests map[string]string) *Rendered {
 	t.Helper()
 	r := &Rendered{Manifests: manifests}
-	for source, text := range manifests {
+	sources := make([]string, 0, len(manifests))
+	for source := range manifests {
+		sources = append(sources, source)
+	}
+	sort.Strings(sources) // a stable document order, whatever the map order
+	for _, source := range sources {
+		text := manifests[source]
 		for _, part := range docSeparator.Split(text, -1) {
 			if strings.TrimSpace(stripComments(part)) == "" {
 				continue

@@ -25,12 +25,15 @@ func TestCLIAndSDKRenderTheSame(t *testing.T) {
 	}
 }
 
+// objectsByName keys every document by kind, name and namespace.
 func objectsByName(t *testing.T, r *Rendered) map[string]any {
 	objects := map[string]any{}
 	for _, d := range r.Docs {
 		var obj any
 		require.NoError(t, yaml.Unmarshal(d.Raw, &obj))
-		objects[d.Kind+"/"+d.Name] = obj
+		key := d.Kind + "/" + d.Name + "@" + d.Namespace
+		require.NotContains(t, objects, key, "two documents for %s", key)
+		objects[key] = obj
 	}
 	return objects
 }
