@@ -149,14 +149,9 @@ func helmOptions(cp *controlPlane, rel e2eRelease) *helm.Options {
 // (same release name, namespace and values), for its list of objects.
 func renderRelease(t *testing.T, rel e2eRelease) *Rendered {
 	t.Helper()
-	valuesFile := filepath.Join(t.TempDir(), "values.yaml")
-	require.NoError(t, os.WriteFile(valuesFile, []byte(rel.values), 0o600))
-	options := &helm.Options{ValuesFiles: []string{valuesFile}, KubectlOptions: k8s.NewKubectlOptions("", "", rel.namespace), Logger: logger.Discard}
-	out, err := helm.RenderTemplateE(t, options, rel.chart, rel.name, nil)
+	r, err := renderCLIRelease(t, rel.chart, rel.name, rel.namespace, rel.values)
 	require.NoError(t, err)
-	manifests := splitBySource(out)
-	recordRendered(rel.chart, manifests)
-	return decodeManifests(t, manifests)
+	return r
 }
 
 // createPod creates a Pod through the API server (ephemeral containers through

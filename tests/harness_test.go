@@ -174,17 +174,24 @@ func mustRenderSDK(t testing.TB, chartDir, valuesYAML string) *Rendered {
 	return r
 }
 
-// renderCLI renders chartDir with the helm CLI through terratest (`helm template -f values.yaml`).
-func renderCLI(t *testing.T, chartDir, valuesYAML string, extraArgs ...string) (*Rendered, error) {
+// renderCLI renders chartDir with the helm CLI through terratest (`helm template -f values.yaml`),
+// as release "test" in the test namespace.
+func renderCLI(t *testing.T, chartDir, valuesYAML string) (*Rendered, error) {
+	t.Helper()
+	return renderCLIRelease(t, chartDir, releaseName, namespace, valuesYAML)
+}
+
+// renderCLIRelease is renderCLI for any release name and namespace.
+func renderCLIRelease(t *testing.T, chartDir, release, ns, valuesYAML string) (*Rendered, error) {
 	t.Helper()
 	valuesFile := filepath.Join(t.TempDir(), "values.yaml")
 	require.NoError(t, os.WriteFile(valuesFile, []byte(valuesYAML), 0o600))
 	options := &helm.Options{
 		ValuesFiles:    []string{valuesFile},
-		KubectlOptions: k8s.NewKubectlOptions("", "", namespace),
+		KubectlOptions: k8s.NewKubectlOptions("", "", ns),
 		Logger:         logger.Discard,
 	}
-	out, err := helm.RenderTemplateE(t, options, chartDir, releaseName, nil, extraArgs...)
+	out, err := helm.RenderTemplateE(t, options, chartDir, release, nil)
 	if err != nil {
 		return nil, err
 	}
