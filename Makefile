@@ -13,7 +13,7 @@ ETCD      := $(BIN)/etcd
 DEMO_CHART  := examples/consumer-app
 DEMO_VALUES := examples/providers/eks.yaml
 
-.PHONY: all tools test e2e bench demo lint yamllint clean
+.PHONY: all tools test e2e bench demo lint yamllint debian-packages clean
 
 all: test
 
@@ -70,9 +70,12 @@ lint: $(HELM) yamllint
 
 YAML_FILES = ct.yaml $(shell git ls-files '*Chart.yaml' '*values.yaml' 'charts/*/ci/*.yaml' 'examples/providers/*.yaml')
 
-# yamllint comes from Debian's package; installed here when missing
-yamllint:
-	@command -v yamllint >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq yamllint >/dev/null; }
+# Debian packages the tests run: yamllint, and python3 (its urllib is one of the
+# NO_PROXY clients the tests check against); installed here when missing
+debian-packages:
+	@command -v yamllint >/dev/null && test -x /usr/bin/python3 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq yamllint python3 >/dev/null; }
+
+yamllint: debian-packages
 	yamllint --strict -c .yamllint $(YAML_FILES)
 
 clean:

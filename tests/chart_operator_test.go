@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -39,7 +40,7 @@ chartOperator: {env: [{name: LOG_LEVEL, value: debug}]}
 `,
 			want: []corev1.EnvVar{
 				val("HTTP_PROXY", "http://c:3128"),
-				val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc,10.96.0.0/12,.corp.example"),
+				val("NO_PROXY", "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.96.0.0/12,.corp.example"),
 				val("TZ", "UTC"), val("LOG_LEVEL", "debug"),
 			},
 		},
@@ -48,27 +49,43 @@ chartOperator: {env: [{name: LOG_LEVEL, value: debug}]}
 			values: `
 global: {proxy: {http: "http://g:1", https: "http://g:2"}}
 proxy: {https: "http://p:2", lowercase: false}
-cluster: {metadataEndpoints: false}
+cluster: {metadataEndpoints: false, requireNetworks: false}
 `,
 			want: []corev1.EnvVar{
 				val("HTTP_PROXY", "http://g:1"), val("HTTPS_PROXY", "http://p:2"),
-				val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc"),
+				val("NO_PROXY", "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc"),
 			},
 		},
 		{
-			name: "bootstrap literals go last and win over values",
+			name: "bootstrap literals go last and win over values; the endpoint joins NO_PROXY in place",
 			values: `
 proxy: {https: "http://p:3128", lowercase: false}
-cluster: {apiServer: api.wc1.example.com, metadataEndpoints: false}
+cluster: {apiServer: 10.96.0.1, serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}
 chartOperator:
   env: [{name: KUBERNETES_SERVICE_HOST, value: ignored}]
-  bootstrap: {enabled: true, apiServerPort: 443}
+  bootstrap: {enabled: true, apiServerHost: api.wc1.example.com, apiServerPort: 443}
 `,
 			want: []corev1.EnvVar{
 				val("HTTPS_PROXY", "http://p:3128"),
-				val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc,api.wc1.example.com"),
+				val("NO_PROXY", "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.96.0.0/12,10.96.0.1,api.wc1.example.com"),
 				val("KUBERNETES_SERVICE_HOST", "api.wc1.example.com"),
 				val("KUBERNETES_SERVICE_PORT", "443"),
+			},
+		},
+		{
+			name: "bootstrap with credentials: URLs from the Secret, NO_PROXY with the endpoint as a plain value",
+			values: credentialValues(t, map[string]any{"chartOperator": map[string]any{
+				"bootstrap": map[string]any{"enabled": true, "apiServerHost": "fd00:1::10"}}}),
+			want: []corev1.EnvVar{
+				secretRef("HTTP_PROXY", releaseName+"-proxy-credentials", "HTTP_PROXY"),
+				secretRef("HTTPS_PROXY", releaseName+"-proxy-credentials", "HTTPS_PROXY"),
+				val("NO_PROXY", noProxyPlain+",fd00:1::10,[fd00:1::10]"),
+				secretRef("http_proxy", releaseName+"-proxy-credentials", "HTTP_PROXY"),
+				secretRef("https_proxy", releaseName+"-proxy-credentials", "HTTPS_PROXY"),
+				val("no_proxy", noProxyPlain+",fd00:1::10,[fd00:1::10]"),
+				val("TZ", "UTC"),
+				val("KUBERNETES_SERVICE_HOST", "fd00:1::10"),
+				val("KUBERNETES_SERVICE_PORT", "6443"),
 			},
 		},
 	}
@@ -81,8 +98,8 @@ chartOperator:
 
 func TestChartOperatorObjects(t *testing.T) {
 	r, err := renderCLI(t, chartOperatorChart, `
-cluster: {proxy: {http: "http://c:3128"}, apiServer: 10.96.0.1}
-chartOperator: {bootstrap: {enabled: true}}
+cluster: {proxy: {http: "http://c:3128"}, apiServer: 10.96.0.1, serviceCIDRs: [10.96.0.0/12]}
+chartOperator: {bootstrap: {enabled: true, apiServerHost: api.wc1.example.com}}
 `)
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"ServiceAccount/test", "ClusterRole/test", "ClusterRoleBinding/test", "Deployment/test"}, r.Names())
@@ -100,7 +117,9 @@ chartOperator: {bootstrap: {enabled: true}}
 	assert.True(t, spec.HostNetwork, "bootstrap mode runs before the CNI")
 	assert.Equal(t, corev1.DNSClusterFirstWithHostNet, spec.DNSPolicy)
 	env := envMap(container(t, spec, "chart-operator").Env)
-	assert.Equal(t, "10.96.0.1", env["KUBERNETES_SERVICE_HOST"].Value)
+	assert.Equal(t, "api.wc1.example.com", env["KUBERNETES_SERVICE_HOST"].Value, "the endpoint, not the Service ClusterIP")
+	assert.Contains(t, strings.Split(env["NO_PROXY"].Value, ","), "api.wc1.example.com")
+	assert.Equal(t, env["NO_PROXY"].Value, env["no_proxy"].Value)
 	assert.Equal(t, "6443", env["KUBERNETES_SERVICE_PORT"].Value)
 	assert.Equal(t, "giantswarm/chart-operator:4.2.0", container(t, spec, "chart-operator").Image)
 }
@@ -117,6 +136,9 @@ func TestChartOperatorCredentials(t *testing.T) {
 func TestChartOperatorBadValues(t *testing.T) {
 	cases := []struct{ name, values, want string }{
 		{"bootstrap without an API server", `chartOperator: {bootstrap: {enabled: true}}`, "chartOperator.bootstrap.apiServerHost"},
+		{"bootstrap never falls back to the Service ClusterIP", `cluster: {apiServer: 10.96.0.1}
+chartOperator: {bootstrap: {enabled: true}}`, "chartOperator.bootstrap.apiServerHost is required"},
+		{"bootstrap endpoint with a port", "proxy: {http: \"http://p:1\"}\ncluster: {serviceCIDRs: [10.96.0.0/16]}\nchartOperator: {bootstrap: {enabled: true, apiServerHost: \"api.example:6443:1\"}}", "chartOperator.bootstrap.apiServerHost: \"api.example:6443:1\" is not a host name"},
 		{"port out of range", `chartOperator: {bootstrap: {apiServerPort: 70000}}`, "/chartOperator/bootstrap/apiServerPort"},
 		{"env entry without name", `chartOperator: {env: [{value: x}]}`, "env source 1[0] has no name"},
 		{"pull policy", `chartOperator: {image: {pullPolicy: Sometimes}}`, "/chartOperator/image/pullPolicy"},

@@ -94,7 +94,8 @@ func TestCredentialsStayInSecrets(t *testing.T) {
 
 func TestCredentialsInOneURLMoveBothToTheSecret(t *testing.T) {
 	r := mustRenderSDK(t, fixtureChart, valuesYAML(t, map[string]any{
-		"proxy": map[string]any{"http": "http://proxy.corp:3128", "https": credHTTPS, "lowercase": false},
+		"proxy":   map[string]any{"http": "http://proxy.corp:3128", "https": credHTTPS, "lowercase": false},
+		"cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12"},
 	}))
 	secretName := releaseName + "-proxy-credentials"
 	assert.Equal(t, secretEnv(secretName, false), container(t, r.Deployment(t, releaseName+"-app").Spec.Template.Spec, "app").Env)
@@ -136,7 +137,7 @@ func TestCertManagerValues(t *testing.T) {
 	})
 	t.Run("https only: no empty http_proxy", func(t *testing.T) {
 		var got map[string]any
-		require.NoError(t, yamlUnmarshal(helpers(t, mustRenderSDK(t, fixtureChart, `proxy: {https: "http://p:1"}`))["certManager"], &got))
+		require.NoError(t, yamlUnmarshal(helpers(t, mustRenderSDK(t, fixtureChart, "proxy: {https: \"http://p:1\"}\ncluster: {serviceCIDRs: [10.96.0.0/12]}"))["certManager"], &got))
 		assert.Equal(t, []string{"https_proxy", "no_proxy"}, sortedKeys(got))
 	})
 	t.Run("credentials: extraEnv with secretKeyRefs, no URL", func(t *testing.T) {

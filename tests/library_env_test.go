@@ -20,7 +20,7 @@ cluster:
 `
 
 // noProxyPlain is what plainProxy resolves NO_PROXY to, written out by hand.
-const noProxyPlain = "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,169.254.169.254,metadata.google.internal"
+const noProxyPlain = "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,169.254.169.254,metadata.google.internal,168.63.129.16"
 
 func val(name, value string) corev1.EnvVar { return corev1.EnvVar{Name: name, Value: value} }
 

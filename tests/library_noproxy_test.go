@@ -42,15 +42,15 @@ cluster:
   serviceCIDRs: "10.96.0.0/12,fd00:10:96::/112"
   apiServer: "[fd00:10:96::1]"
 `,
-			want: "localhost,127.0.0.1,::1,k8s.internal,k8s.internal.,svc,10.244.0.0/16,fd00:10:244::/56,10.96.0.0/12,fd00:10:96::/112,fd00:10:96::1,169.254.169.254,metadata.google.internal",
+			want: "localhost,127.0.0.1,::1,[::1],k8s.internal,k8s.internal.,svc,10.244.0.0/16,fd00:10:244::/56,10.96.0.0/12,fd00:10:96::/112,fd00:10:96::1,[fd00:10:96::1],169.254.169.254,metadata.google.internal,168.63.129.16",
 		},
 		{
 			name: "metadata endpoints switched off; API server given as a name",
 			values: `
 proxy: {http: "http://proxy:3128"}
-cluster: {metadataEndpoints: false, apiServer: api.mgmt.example.com}
+cluster: {metadataEndpoints: false, apiServer: api.mgmt.example.com, requireNetworks: false}
 `,
-			want: "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc,api.mgmt.example.com",
+			want: "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,api.mgmt.example.com",
 		},
 		{
 			name: "installation entries: trimmed, wildcards as leading dots, first occurrence kept",
@@ -60,7 +60,7 @@ proxy:
   noProxy: " .corp.example , *.corp.example,registry.local,,10.0.0.0/8, registry.local ,svc,localhost"
 cluster: {metadataEndpoints: false}
 `,
-			want: "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc,.corp.example,registry.local,10.0.0.0/8",
+			want: "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,.corp.example,registry.local,10.0.0.0/8",
 		},
 		{
 			name: "installation entries as a list",
@@ -70,7 +70,39 @@ proxy:
   noProxy: ["*.corp.example", " 192.168.0.0/16 "]
 cluster: {metadataEndpoints: false}
 `,
-			want: "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc,.corp.example,192.168.0.0/16",
+			want: "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,.corp.example,192.168.0.0/16",
+		},
+		{
+			name: "node CIDRs after the service CIDRs, before the API server; metadata of AWS, GCP and Azure",
+			values: `
+proxy: {http: "http://proxy:3128"}
+cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], nodeCIDRs: "192.168.10.0/24, fd00:192::/64", apiServer: 10.96.0.1}
+`,
+			want: "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,192.168.10.0/24,fd00:192::/64,10.96.0.1,169.254.169.254,metadata.google.internal,168.63.129.16",
+		},
+		{
+			name: "IPv6 addresses bare and bracketed, wherever they come from; with a port as written",
+			values: `
+proxy: {http: "http://proxy:3128", noProxy: ["fd00:1::53", "[FD00:1::54]", "[fd00:1::55]:5000", "::1"]}
+cluster: {serviceCIDRs: ["fd00:10:96::/112"], apiServer: "[fd00:10:96::1]", metadataEndpoints: false}
+`,
+			want: "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,fd00:10:96::/112,fd00:10:96::1,[fd00:10:96::1],fd00:1::53,[fd00:1::53],FD00:1::54,[FD00:1::54],[fd00:1::55]:5000",
+		},
+		{
+			name: "list items holding commas are split like the string form",
+			values: `
+proxy: {http: "http://proxy:3128", noProxy: ["a.example,b.example", " c.example , *.d.example", "10.0.0.0/8,"]}
+cluster: {metadataEndpoints: false}
+`,
+			want: "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,a.example,b.example,c.example,.d.example,10.0.0.0/8",
+		},
+		{
+			name: "host names with ports, underscores and trailing dots are kept as written",
+			values: `
+proxy: {http: "http://proxy:3128", noProxy: "registry.local:5000,my_host.corp,svc.corp.example.,10.1.2.3:8443"}
+cluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}
+`,
+			want: "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.96.0.0/12,registry.local:5000,my_host.corp,svc.corp.example.,10.1.2.3:8443",
 		},
 		{
 			name: "a CIDR listed twice across pods and services appears once",
@@ -78,7 +110,7 @@ cluster: {metadataEndpoints: false}
 proxy: {http: "http://proxy:3128"}
 cluster: {podCIDRs: [10.0.0.0/8], serviceCIDRs: [10.0.0.0/8], metadataEndpoints: false}
 `,
-			want: "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc,10.0.0.0/8",
+			want: "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.0.0.0/8",
 		},
 	}
 	for _, tc := range cases {
@@ -105,14 +137,14 @@ func TestProxyResolutionPrecedence(t *testing.T) {
 		},
 		{
 			name:   "global.proxy alone turns it on",
-			values: `global: {proxy: {http: "http://g:1", https: "http://g:2", noProxy: g.example}}`,
+			values: "global: {proxy: {http: \"http://g:1\", https: \"http://g:2\", noProxy: g.example}}\ncluster: {requireNetworks: false}",
 			http:   "http://g:1", https: "http://g:2", noProxyEntry: "g.example", enabled: true,
 		},
 		{
 			name: "cluster.proxy beats global.proxy per key",
 			values: `
 global: {proxy: {http: "http://g:1", https: "http://g:2", noProxy: g.example}}
-cluster: {proxy: {https: "http://c:2"}}
+cluster: {proxy: {https: "http://c:2"}, requireNetworks: false}
 `,
 			http: "http://g:1", https: "http://c:2", noProxyEntry: "g.example", enabled: true,
 		},
@@ -120,7 +152,7 @@ cluster: {proxy: {https: "http://c:2"}}
 			name: "proxy beats cluster.proxy; an empty string counts as unset",
 			values: `
 global: {proxy: {http: "http://g:1", https: "http://g:2", noProxy: g.example}}
-cluster: {proxy: {http: "http://c:1", https: "http://c:2", noProxy: c.example}}
+cluster: {proxy: {http: "http://c:1", https: "http://c:2", noProxy: c.example}, requireNetworks: false}
 proxy: {http: "", https: "http://p:2", noProxy: p.example}
 `,
 			http: "http://c:1", https: "http://p:2", noProxyEntry: "p.example", enabled: true,
@@ -128,7 +160,7 @@ proxy: {http: "", https: "http://p:2", noProxy: p.example}
 		{
 			name: "an empty noProxy list counts as unset",
 			values: `
-cluster: {proxy: {http: "http://c:1", noProxy: "c.example"}}
+cluster: {proxy: {http: "http://c:1", noProxy: "c.example"}, requireNetworks: false}
 proxy: {noProxy: []}
 `,
 			http: "http://c:1", noProxyEntry: "c.example", enabled: true,

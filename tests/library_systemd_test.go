@@ -53,9 +53,9 @@ func TestSystemdDropIn(t *testing.T) {
 	t.Run("plain proxy: the exact text", func(t *testing.T) {
 		got := helpers(t, mustRenderSDK(t, fixtureChart, `
 proxy: {http: "http://proxy.corp:3128", https: "http://proxy.corp:3128"}
-cluster: {metadataEndpoints: false}
+cluster: {metadataEndpoints: false, requireNetworks: false}
 `))["dropIn"]
-		np := "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc"
+		np := "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc"
 		want := fmt.Sprintf(`[Service]
 Environment="HTTP_PROXY=http://proxy.corp:3128"
 Environment="HTTPS_PROXY=http://proxy.corp:3128"
@@ -77,7 +77,7 @@ Environment="no_proxy=%[1]s"
 		assert.Equal(t, env["NO_PROXY"], env["no_proxy"])
 	})
 	t.Run("nodes get both cases even with lowercase off; an empty URL is left out", func(t *testing.T) {
-		names, env := parseDropIn(t, helpers(t, mustRenderSDK(t, fixtureChart, `proxy: {https: "http://p:3128", lowercase: false}`))["dropIn"])
+		names, env := parseDropIn(t, helpers(t, mustRenderSDK(t, fixtureChart, "proxy: {https: \"http://p:3128\", lowercase: false}\ncluster: {requireNetworks: false}"))["dropIn"])
 		assert.Equal(t, []string{"HTTPS_PROXY", "NO_PROXY", "https_proxy", "no_proxy"}, names)
 		assert.Equal(t, "http://p:3128", env["https_proxy"])
 	})

@@ -28,7 +28,7 @@ native:
   enabled: true
 `
 
-const policyNoProxy = "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1"
+const policyNoProxy = "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1"
 
 // policyProxyEnv is what policyValuesPlain injects, in order.
 var policyProxyEnv = []corev1.EnvVar{

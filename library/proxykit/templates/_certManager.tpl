@@ -11,10 +11,11 @@ The NO_PROXY includes the service CIDR and API server, which cert-manager's lead
 election needs to reach the API server without the proxy.
 */}}
 {{- define "proxykit.certManager.values" -}}
-{{- $s := include "proxykit.resolve.settings" . | fromJson -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.certManager.values") -}}
+{{- $s := .context.proxykitSettings -}}
 {{- $values := dict -}}
 {{- if $s.credentials -}}
-  {{- $values = dict "extraEnv" (include "proxykit.proxy.env" . | fromYamlArray) -}}
+  {{- $values = dict "extraEnv" $s.env -}}
 {{- else if $s.enabled -}}
   {{- $values = dict "no_proxy" $s.noProxy -}}
   {{- if $s.http }}{{ $_ := set $values "http_proxy" $s.http }}{{ end -}}

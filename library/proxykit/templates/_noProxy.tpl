@@ -6,34 +6,40 @@ file holds the rules so they live in one place.
 {{/*
 proxykit.noProxy.compose — the full NO_PROXY string for one cluster.
 Input:  dict "cluster" <the cluster values map> "entries" <list|string|nil> "entriesKey" <values key of entries>
-Output: comma-separated, no spaces, each entry once (first occurrence kept), in this order:
-  localhost, 127.0.0.1, ::1           loopback
+Output: JSON {"noProxy": <string>, "networks": <bool>}. noProxy is comma-separated,
+  without spaces, each entry once (first occurrence kept), in this order:
+  localhost, 127.0.0.1, ::1, [::1]    loopback
   <domain>, <domain>.                 the cluster domain and everything under it, with and without trailing dot
   svc                                 short service names (name.namespace.svc)
-  cluster.podCIDRs, cluster.serviceCIDRs
+  cluster.podCIDRs, cluster.serviceCIDRs, cluster.nodeCIDRs
   cluster.apiServer                   listed explicitly: no client resolves names to match CIDRs
-  169.254.169.254, metadata.google.internal   unless cluster.metadataEndpoints is false
-  entries                             installation-wide bypasses; "*.example.com" is written ".example.com"
+  169.254.169.254, metadata.google.internal, 168.63.129.16   unless cluster.metadataEndpoints is false
+  entries                             installation-wide bypasses (see proxykit.noProxy.entry)
+  Every IPv6 address is listed bare and in brackets: Python's urllib compares the
+  URL's host text, which keeps the brackets.
+  networks is true when a pod or service CIDR is known (cluster.podCIDRs,
+  cluster.serviceCIDRs or a CIDR among the entries).
 */}}
 {{- define "proxykit.noProxy.compose" -}}
 {{- $cluster := .cluster -}}
-{{- $hostname := "^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$" -}}
-
 {{- $domain := index $cluster "domain" | default "cluster.local" -}}
 {{- if not (kindIs "string" $domain) -}}
   {{- fail (printf "proxykit: cluster.domain must be a string, got %s" (kindOf $domain)) -}}
 {{- end -}}
+{{- include "proxykit.validate.controlChars" (dict "value" $domain "key" "cluster.domain") -}}
 {{- $domain = trimSuffix "." (trim $domain) -}}
-{{- if not (regexMatch $hostname $domain) -}}
+{{- if ne (include "proxykit.validate.host" $domain) "name" -}}
   {{- fail (printf "proxykit: cluster.domain: %q is not a DNS domain such as cluster.local" $domain) -}}
 {{- end -}}
-{{- $entries := list "localhost" "127.0.0.1" "::1" $domain (printf "%s." $domain) "svc" -}}
+{{- $entries := list "localhost" "127.0.0.1" "::1" "[::1]" $domain (printf "%s." $domain) "svc" -}}
 
-{{- range $name := list "podCIDRs" "serviceCIDRs" -}}
+{{- $networks := false -}}
+{{- range $name := list "podCIDRs" "serviceCIDRs" "nodeCIDRs" -}}
   {{- $key := printf "cluster.%s" $name -}}
   {{- range $cidr := include "proxykit.validate.list" (dict "value" (index $cluster $name) "key" $key) | fromJsonArray -}}
     {{- include "proxykit.validate.cidr" (dict "value" $cidr "key" $key) -}}
     {{- $entries = append $entries $cidr -}}
+    {{- if ne $name "nodeCIDRs" }}{{ $networks = true }}{{ end -}}
   {{- end -}}
 {{- end -}}
 
@@ -41,13 +47,15 @@ Output: comma-separated, no spaces, each entry once (first occurrence kept), in 
 {{- if not (kindIs "string" $apiServer) -}}
   {{- fail (printf "proxykit: cluster.apiServer must be a string, got %s" (kindOf $apiServer)) -}}
 {{- end -}}
+{{- include "proxykit.validate.controlChars" (dict "value" $apiServer "key" "cluster.apiServer") -}}
 {{- $apiServer = trim $apiServer | trimPrefix "[" | trimSuffix "]" -}}
 {{- if $apiServer -}}
-  {{- $isIP := include "proxykit.validate.ipVersion" $apiServer -}}
-  {{- if not (or $isIP (and (regexMatch $hostname $apiServer) (not (regexMatch "^[0-9.]+$" $apiServer)))) -}}
+  {{- $kind := include "proxykit.validate.host" $apiServer -}}
+  {{- if not $kind -}}
     {{- fail (printf "proxykit: cluster.apiServer: %q must be a host name or an IP address, without scheme or port" $apiServer) -}}
   {{- end -}}
   {{- $entries = append $entries $apiServer -}}
+  {{- if eq $kind "6" }}{{ $entries = append $entries (printf "[%s]" $apiServer) }}{{ end -}}
 {{- end -}}
 
 {{- $metadata := true -}}
@@ -58,15 +66,13 @@ Output: comma-separated, no spaces, each entry once (first occurrence kept), in 
   {{- end -}}
 {{- end -}}
 {{- if $metadata -}}
-  {{- $entries = concat $entries (list "169.254.169.254" "metadata.google.internal") -}}
+  {{- /* AWS, GCP and Azure instance metadata, GCP's name for it, Azure's platform address (wireserver) */ -}}
+  {{- $entries = concat $entries (list "169.254.169.254" "metadata.google.internal" "168.63.129.16") -}}
 {{- end -}}
 
 {{- range $entry := include "proxykit.validate.list" (dict "value" .entries "key" .entriesKey) | fromJsonArray -}}
-  {{- if contains "/" $entry -}}
-    {{- include "proxykit.validate.cidr" (dict "value" $entry "key" $.entriesKey) -}}
-  {{- end -}}
-  {{- /* ".example.com" means the same as "*.example.com" to Go, curl, wget and Python */ -}}
-  {{- $entries = append $entries (ternary (trimPrefix "*" $entry) $entry (hasPrefix "*." $entry)) -}}
+  {{- $entries = concat $entries (include "proxykit.noProxy.entry" (dict "value" $entry "key" $.entriesKey) | fromJsonArray) -}}
+  {{- if contains "/" $entry }}{{ $networks = true }}{{ end -}}
 {{- end -}}
 
 {{- $seen := dict -}}
@@ -77,5 +83,60 @@ Output: comma-separated, no spaces, each entry once (first occurrence kept), in 
     {{- $unique = append $unique $entry -}}
   {{- end -}}
 {{- end -}}
-{{- join "," $unique -}}
+{{- toJson (dict "noProxy" (join "," $unique) "networks" $networks) -}}
+{{- end -}}
+
+{{/*
+proxykit.noProxy.entry — one installation-wide NO_PROXY entry, checked and written portably.
+Input:  dict "value" <string, trimmed, no whitespace> "key" <values key named in the message>
+Output: JSON list of the entries to add:
+  10.0.0.0/8, fd00::/8            a CIDR, as written
+  .example.com                    also for "*.example.com" (".example.com" means the same to Go, curl, wget and Python)
+  host, host:port, 10.0.0.1       as written
+  fd00::1 or [fd00::1]            both forms, bare and bracketed
+  [fd00::1]:5000                  as written
+Fails on "*" (it would bypass the proxy for every host), on a wildcard anywhere
+but a leading "*.", and on anything that is not a host name, domain, IP address or CIDR.
+*/}}
+{{- define "proxykit.noProxy.entry" -}}
+{{- $entry := .value -}}
+{{- $key := .key -}}
+{{- if eq $entry "*" -}}
+  {{- fail (printf "proxykit: %s: \"*\" would send every host around the proxy; turn the proxy off instead (leave proxy.http and proxy.https empty)" $key) -}}
+{{- end -}}
+{{- if contains "*" $entry -}}
+  {{- if not (and (hasPrefix "*." $entry) (not (contains "*" (trimPrefix "*." $entry)))) -}}
+    {{- fail (printf "proxykit: %s: %q has a wildcard where NO_PROXY does not take one; only a leading \"*.\" is allowed, as in *.example.com" $key $entry) -}}
+  {{- end -}}
+  {{- $entry = trimPrefix "*" $entry -}}
+{{- end -}}
+{{- $out := list $entry -}}
+{{- $invalid := false -}}
+{{- if contains "/" $entry -}}
+  {{- include "proxykit.validate.cidr" (dict "value" $entry "key" $key) -}}
+{{- else if hasPrefix "[" $entry -}}
+  {{- $host := regexReplaceAll "^\\[([^\\]]*)\\](:[0-9]+)?$" $entry "${1}" -}}
+  {{- if or (eq $host $entry) (ne (include "proxykit.validate.ipVersion" $host) "6") -}}
+    {{- $invalid = true -}}
+  {{- else if contains "]:" $entry -}}
+    {{- include "proxykit.validate.port" (dict "value" (regexReplaceAll "^.*\\]:" $entry "") "key" (printf "%s: %s" $key $entry)) -}}
+  {{- else -}}
+    {{- $out = list $host $entry -}}
+  {{- end -}}
+{{- else if eq (include "proxykit.validate.ipVersion" $entry) "6" -}}
+  {{- $out = list $entry (printf "[%s]" $entry) -}}
+{{- else -}}
+  {{- $parts := splitList ":" $entry -}}
+  {{- $host := first $parts -}}
+  {{- $kind := include "proxykit.validate.host" (trimPrefix "." $host) -}}
+  {{- if or (gt (len $parts) 2) (not $kind) (and (hasPrefix "." $host) (ne $kind "name")) -}}
+    {{- $invalid = true -}}
+  {{- else if eq (len $parts) 2 -}}
+    {{- include "proxykit.validate.port" (dict "value" (last $parts) "key" (printf "%s: %s" $key $entry)) -}}
+  {{- end -}}
+{{- end -}}
+{{- if $invalid -}}
+  {{- fail (printf "proxykit: %s: %q is not a host name, domain (.example.com), IP address, [IPv6]:port or CIDR" $key $entry) -}}
+{{- end -}}
+{{- toJson $out -}}
 {{- end -}}

@@ -1,6 +1,8 @@
 {{/*
 Public proxy helpers. Each takes dict "context" $ and reads the settings that
 proxykit.resolve.settings derives from proxy, cluster.proxy and global.proxy.
+Each first includes proxykit.resolve.settings with its own name, which checks
+the argument and leaves the settings map on the root context.
 */}}
 
 {{/*
@@ -9,7 +11,8 @@ Input:  dict "context" $
 Output: "true" when a proxy URL (or proxy.existingSecret) is set, nothing otherwise.
 */}}
 {{- define "proxykit.proxy.enabled" -}}
-{{- if (include "proxykit.resolve.settings" . | fromJson).enabled }}true{{ end -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.proxy.enabled") -}}
+{{- if .context.proxykitSettings.enabled }}true{{ end -}}
 {{- end -}}
 
 {{/*
@@ -18,17 +21,32 @@ Input:  dict "context" $
 Output: "true" when a resolved URL carries user-info or proxy.existingSecret is set, nothing otherwise.
 */}}
 {{- define "proxykit.proxy.hasCredentials" -}}
-{{- if (include "proxykit.resolve.settings" . | fromJson).credentials }}true{{ end -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.proxy.hasCredentials") -}}
+{{- if .context.proxykitSettings.credentials }}true{{ end -}}
 {{- end -}}
 
 {{/*
 proxykit.proxy.noProxy — the resolved NO_PROXY string.
-Input:  dict "context" $
-Output: e.g. "localhost,127.0.0.1,::1,cluster.local,cluster.local.,svc,10.244.0.0/16,...";
+Input:  dict "context" $ ["extra" (list HOST ...)] ["extraKey" <values key of extra, for messages>]
+        extra: entries for this one use (e.g. a bootstrap API server endpoint),
+        checked and written like proxy.noProxy entries, appended when missing.
+Output: e.g. "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,...";
         nothing when the proxy is off.
 */}}
 {{- define "proxykit.proxy.noProxy" -}}
-{{- (include "proxykit.resolve.settings" . | fromJson).noProxy -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.proxy.noProxy") -}}
+{{- $noProxy := .context.proxykitSettings.noProxy -}}
+{{- if and $noProxy .extra -}}
+  {{- $entries := splitList "," $noProxy -}}
+  {{- $key := .extraKey | default "proxykit.proxy.noProxy \"extra\"" -}}
+  {{- range $extra := include "proxykit.validate.list" (dict "value" .extra "key" $key) | fromJsonArray -}}
+    {{- range $entry := include "proxykit.noProxy.entry" (dict "value" $extra "key" $key) | fromJsonArray -}}
+      {{- if not (has $entry $entries) }}{{ $entries = append $entries $entry }}{{ end -}}
+    {{- end -}}
+  {{- end -}}
+  {{- $noProxy = join "," $entries -}}
+{{- end -}}
+{{- $noProxy -}}
 {{- end -}}
 
 {{/*
@@ -38,7 +56,8 @@ Output: YAML map {http, https, noProxy}; noProxy is the full NO_PROXY string.
         Carries credentials when the URLs do: write it into Secrets only.
 */}}
 {{- define "proxykit.proxy.config" -}}
-{{- $s := include "proxykit.resolve.settings" . | fromJson -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.proxy.config") -}}
+{{- $s := .context.proxykitSettings -}}
 {{- toYaml (dict "http" $s.http "https" $s.https "noProxy" $s.noProxy) -}}
 {{- end -}}
 
@@ -48,7 +67,8 @@ Input:  dict "context" $
 Output: proxy.existingSecret when set, else "<release name>-proxy-credentials".
 */}}
 {{- define "proxykit.proxy.secretName" -}}
-{{- (include "proxykit.resolve.settings" . | fromJson).secretName -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.proxy.secretName") -}}
+{{- .context.proxykitSettings.secretName -}}
 {{- end -}}
 
 {{/*
@@ -61,28 +81,8 @@ Output: YAML list: HTTP_PROXY, HTTPS_PROXY, NO_PROXY, then http_proxy, https_pro
         "[]" when the proxy is off.
 */}}
 {{- define "proxykit.proxy.env" -}}
-{{- $s := include "proxykit.resolve.settings" . | fromJson -}}
-{{- $env := list -}}
-{{- if $s.enabled -}}
-  {{- $names := list "HTTP_PROXY" "HTTPS_PROXY" "NO_PROXY" -}}
-  {{- $values := dict "HTTP_PROXY" $s.http "HTTPS_PROXY" $s.https "NO_PROXY" $s.noProxy -}}
-  {{- $cases := list "" -}}
-  {{- if $s.lowercase }}{{ $cases = append $cases "lower" }}{{ end -}}
-  {{- range $case := $cases -}}
-    {{- range $key := $names -}}
-      {{- /* with an existing Secret the URLs live there, so every key is referenced */ -}}
-      {{- if or (index $values $key) $s.existingSecret -}}
-        {{- $name := ternary (lower $key) $key (eq $case "lower") -}}
-        {{- if $s.credentials -}}
-          {{- $env = append $env (dict "name" $name "valueFrom" (dict "secretKeyRef" (dict "name" $s.secretName "key" $key))) -}}
-        {{- else -}}
-          {{- $env = append $env (dict "name" $name "value" (index $values $key)) -}}
-        {{- end -}}
-      {{- end -}}
-    {{- end -}}
-  {{- end -}}
-{{- end -}}
-{{- toYaml $env -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.proxy.env") -}}
+{{- toYaml .context.proxykitSettings.env -}}
 {{- end -}}
 
 {{/*
@@ -93,7 +93,8 @@ Output: a Secret manifest with keys HTTP_PROXY, HTTPS_PROXY, NO_PROXY (base64, b
         nothing when no URL carries user-info or proxy.existingSecret is set.
 */}}
 {{- define "proxykit.proxy.secret" -}}
-{{- $s := include "proxykit.resolve.settings" . | fromJson -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.proxy.secret") -}}
+{{- $s := .context.proxykitSettings -}}
 {{- if and $s.credentials (not $s.existingSecret) -}}
 {{- $data := dict "NO_PROXY" (b64enc $s.noProxy) -}}
 {{- if $s.http }}{{ $_ := set $data "HTTP_PROXY" (b64enc $s.http) }}{{ end -}}

@@ -15,9 +15,11 @@ Output: nothing.
 {{- end -}}
 
 {{/*
-proxykit.resolve.settings — the resolved proxy settings, computed once per chart render.
-Input:  dict "context" $
-Output: JSON (decode with fromJson):
+proxykit.resolve.settings — check a helper's argument and resolve the proxy settings.
+Input:  dict "args" <the public helper's argument> "helper" <its name, for messages>
+Output: nothing. The settings are computed once per chart render and kept on the
+        root context under "proxykitSettings" as a map; helpers read it with
+        (index .context "proxykitSettings") after this include:
   enabled        bool    the proxy is on (a resolved URL, or proxy.existingSecret)
   http, https    string  resolved URLs, exactly as written in values
   noProxy        string  the full NO_PROXY (see proxykit.noProxy.compose)
@@ -25,19 +27,16 @@ Output: JSON (decode with fromJson):
   existingSecret string  proxy.existingSecret
   secretName     string  the Secret that secretKeyRefs point at
   lowercase      bool    also emit http_proxy, https_proxy, no_proxy
+  env            list    the proxy EnvVars (proxykit.proxy.env)
 Per key (http, https, noProxy): proxy > cluster.proxy > global.proxy; "" and [] count as unset.
-The result is cached on the context: values do not change during a render.
+Values do not change during a render, so the map is never recomputed.
 */}}
 {{- define "proxykit.resolve.settings" -}}
-{{- $ctx := .context -}}
-{{- if not (kindIs "map" $ctx) -}}
-  {{- fail "proxykit: helpers take (dict \"context\" $); \"context\" is missing" -}}
-{{- end -}}
-{{- $cached := index $ctx "proxykitResolvedSettings" -}}
-{{- if $cached -}}
-{{- $cached -}}
-{{- else -}}
+{{- include "proxykit.context.check" . -}}
+{{- $ctx := .args.context -}}
+{{- if not (hasKey $ctx "proxykitSettings") -}}
 {{- $values := $ctx.Values | default dict -}}
+{{- include "proxykit.keys.notNested" $values -}}
 {{- $sections := dict -}}
 {{- range $key := list "proxy" "cluster" "global" -}}
   {{- $section := index $values $key -}}
@@ -48,6 +47,10 @@ The result is cached on the context: values do not change during a render.
 {{- include "proxykit.resolve.section" (dict "value" $clusterProxy "key" "cluster.proxy") -}}
 {{- $globalProxy := index $sections.global "proxy" -}}
 {{- include "proxykit.resolve.section" (dict "value" $globalProxy "key" "global.proxy") -}}
+{{- $strict := dict "proxy" $sections.proxy "cluster" $sections.cluster "cluster.proxy" ($clusterProxy | default dict) "global.proxy" ($globalProxy | default dict) -}}
+{{- range $key, $known := include "proxykit.keys.known" . | fromJson -}}
+  {{- include "proxykit.keys.check" (dict "section" (index $strict $key) "key" $key "known" $known) -}}
+{{- end -}}
 {{- $tiers := list (list "proxy" $sections.proxy) (list "cluster.proxy" ($clusterProxy | default dict)) (list "global.proxy" ($globalProxy | default dict)) -}}
 
 {{- /* pick each key from the first tier that sets it */ -}}
@@ -59,6 +62,8 @@ The result is cached on the context: values do not change during a render.
     {{- $value := index (index $tier 1) $name -}}
     {{- if not (hasKey $picked $name) -}}
       {{- if kindIs "string" $value -}}
+        {{- /* before trim, which would quietly drop a trailing U+0085 */ -}}
+        {{- include "proxykit.validate.controlChars" (dict "value" $value "key" $key "multiline" true) -}}
         {{- if trim $value -}}
           {{- $_ := set $picked $name (trim $value) -}}
           {{- $_ := set $from $name $key -}}
@@ -92,7 +97,9 @@ The result is cached on the context: values do not change during a render.
 {{- end -}}
 {{- $existingSecret = trim $existingSecret -}}
 {{- $secretName := $existingSecret -}}
-{{- if not $secretName -}}
+{{- if $secretName -}}
+  {{- include "proxykit.validate.secretName" (dict "value" $secretName "key" "proxy.existingSecret") -}}
+{{- else -}}
   {{- $release := "proxykit" -}}
   {{- if and $ctx.Release $ctx.Release.Name -}}{{- $release = $ctx.Release.Name -}}{{- end -}}
   {{- $secretName = printf "%s-proxy-credentials" ($release | trunc 44 | trimSuffix "-") -}}
@@ -106,10 +113,21 @@ The result is cached on the context: values do not change during a render.
   {{- end -}}
 {{- end -}}
 
+{{- $requireNetworks := true -}}
+{{- if hasKey $sections.cluster "requireNetworks" -}}
+  {{- $requireNetworks = index $sections.cluster "requireNetworks" -}}
+  {{- if not (kindIs "bool" $requireNetworks) -}}
+    {{- fail (printf "proxykit: cluster.requireNetworks must be true or false, got %s" (kindOf $requireNetworks)) -}}
+  {{- end -}}
+{{- end -}}
+
 {{- $enabled := or (ne $http "") (ne $https "") (ne $existingSecret "") -}}
 {{- /* composed even when the proxy is off, so bad CIDRs fail early */ -}}
-{{- $noProxy := include "proxykit.noProxy.compose" (dict "cluster" $sections.cluster "entries" (index $picked "noProxy") "entriesKey" (index $from "noProxy")) -}}
-{{- if not $enabled }}{{ $noProxy = "" }}{{ end -}}
+{{- $composed := include "proxykit.noProxy.compose" (dict "cluster" $sections.cluster "entries" (index $picked "noProxy") "entriesKey" (index $from "noProxy")) | fromJson -}}
+{{- if and (or $http $https) $requireNetworks (not $composed.networks) -}}
+  {{- fail (printf "proxykit: the proxy is on (%s) but NO_PROXY would cover no pod or service network, so in-cluster traffic to Pod and Service IPs would go through the proxy; set cluster.podCIDRs and cluster.serviceCIDRs (or put the CIDRs in %s), or set cluster.requireNetworks: false to accept that" (ternary (index $from "http") (index $from "https") (ne $http "")) (index $from "noProxy")) -}}
+{{- end -}}
+{{- $noProxy := ternary $composed.noProxy "" $enabled -}}
 
 {{- $settings := dict
     "enabled" $enabled
@@ -120,8 +138,39 @@ The result is cached on the context: values do not change during a render.
     "existingSecret" $existingSecret
     "secretName" $secretName
     "lowercase" $lowercase -}}
-{{- $json := toJson $settings -}}
-{{- $_ := set $ctx "proxykitResolvedSettings" $json -}}
-{{- $json -}}
+{{- $_ := set $settings "env" (include "proxykit.resolve.env" $settings | fromJsonArray) -}}
+{{- $_ := set $ctx "proxykitSettings" $settings -}}
 {{- end -}}
+{{- end -}}
+
+{{/*
+proxykit.resolve.env — the proxy EnvVar list for resolved settings.
+Input:  the settings map of proxykit.resolve.settings (without "env").
+Output: JSON list: HTTP_PROXY, HTTPS_PROXY, NO_PROXY, then the lower-case twins
+        unless lowercase is false; a variable whose URL is empty is left out.
+        With credentials every entry is a secretKeyRef into secretName (upper-case
+        keys for both cases), never a value. "[]" when the proxy is off.
+*/}}
+{{- define "proxykit.resolve.env" -}}
+{{- $s := . -}}
+{{- $env := list -}}
+{{- if $s.enabled -}}
+  {{- $values := dict "HTTP_PROXY" $s.http "HTTPS_PROXY" $s.https "NO_PROXY" $s.noProxy -}}
+  {{- $cases := list "" -}}
+  {{- if $s.lowercase }}{{ $cases = append $cases "lower" }}{{ end -}}
+  {{- range $case := $cases -}}
+    {{- range $key := list "HTTP_PROXY" "HTTPS_PROXY" "NO_PROXY" -}}
+      {{- /* with an existing Secret the URLs live there, so every key is referenced */ -}}
+      {{- if or (index $values $key) $s.existingSecret -}}
+        {{- $name := ternary (lower $key) $key (eq $case "lower") -}}
+        {{- if $s.credentials -}}
+          {{- $env = append $env (dict "name" $name "valueFrom" (dict "secretKeyRef" (dict "name" $s.secretName "key" $key))) -}}
+        {{- else -}}
+          {{- $env = append $env (dict "name" $name "value" (index $values $key)) -}}
+        {{- end -}}
+      {{- end -}}
+    {{- end -}}
+  {{- end -}}
+{{- end -}}
+{{- toJson $env -}}
 {{- end -}}

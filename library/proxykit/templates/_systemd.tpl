@@ -12,7 +12,8 @@ The text stays in this define, not in a file: in a library chart .Files reads th
 consuming chart's files.
 */}}
 {{- define "proxykit.systemd.dropIn" -}}
-{{- $s := include "proxykit.resolve.settings" . | fromJson -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.systemd.dropIn") -}}
+{{- $s := .context.proxykitSettings -}}
 {{- if or $s.http $s.https -}}
 [Service]
 {{- range $name := list "HTTP_PROXY" "HTTPS_PROXY" "NO_PROXY" "http_proxy" "https_proxy" "no_proxy" -}}

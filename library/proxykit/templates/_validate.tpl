@@ -64,29 +64,113 @@ Output: nothing; fails on `10.0.0.0/33`, `fd00::/129`, `10.0.0/8`, a bare addres
 {{- end -}}
 
 {{/*
+proxykit.validate.controlChars — fail when a string holds a control character.
+Input:  dict "value" <string> "key" <values key named in the message> ["multiline" true]
+Output: nothing. Rejects C0 controls (NUL...US; tab, newline and carriage return
+        only where "multiline" allows them, as in env values), DEL and C1 controls
+        (U+0080...U+009F, e.g. U+0085): they break YAML output and systemd files
+        silently. The message shows the character, never the value, which may
+        carry a password.
+*/}}
+{{- define "proxykit.validate.controlChars" -}}
+{{- $class := ternary "[\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x{9F}]" "[\\x00-\\x1F\\x7F-\\x{9F}]" (eq (toString .multiline) "true") -}}
+{{- $bad := regexFind $class .value -}}
+{{- if $bad -}}
+  {{- fail (printf "proxykit: %s contains the control character %q; remove it" .key $bad) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+proxykit.validate.host — classify a host as an IP address or a DNS name.
+Input:  a string (not a dict): a host without brackets or port.
+Output: "4" or "6" for an IP address, "name" for a DNS name (letters, digits,
+        "-" and "_" in dot-separated labels of at most 63 characters, an optional
+        trailing dot; not only digits and dots), nothing otherwise. Never fails.
+*/}}
+{{- define "proxykit.validate.host" -}}
+{{- $version := include "proxykit.validate.ipVersion" . -}}
+{{- if $version -}}
+{{ $version }}
+{{- else if and (le (len .) 253) (regexMatch "^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(\\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\\.?$" .) (not (regexMatch "^[0-9.]+$" .)) -}}
+name
+{{- end -}}
+{{- end -}}
+
+{{/*
+proxykit.validate.port — fail unless a port is a number from 1 to 65535.
+Input:  dict "value" <string, without ":"> "key" <values key named in the message>
+Output: nothing. A port that is not made of digits is not echoed: in a URL whose
+        "@" was forgotten it would be the password.
+*/}}
+{{- define "proxykit.validate.port" -}}
+{{- if not (regexMatch "^[0-9]*$" .value) -}}
+  {{- fail (printf "proxykit: %s: the port is not a number between 1 and 65535" .key) -}}
+{{- else if or (not (regexMatch "^[0-9]{1,5}$" .value)) (lt (atoi .value) 1) (gt (atoi .value) 65535) -}}
+  {{- fail (printf "proxykit: %s: port %q is not a number between 1 and 65535" .key .value) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
 proxykit.validate.proxyURL — fail unless the value is http(s)://[user-info@]host[:port][/].
 Input:  dict "value" <string> "key" <values key named in the message>
 Output: "credentials" when the URL carries user-info, nothing otherwise.
 The URL is only checked, never rebuilt, so a password survives byte-exact.
 The last "@" ends the user-info, so an unescaped "@" or "/" in a password still works.
+The host must be a DNS name, an IPv4 address or a bracketed IPv6 address, which
+also keeps "{{", "$(" and quotes out of policies that carry the URL.
+Messages show the URL with its user-info replaced by "***", never the password.
 */}}
 {{- define "proxykit.validate.proxyURL" -}}
 {{- $url := .value -}}
+{{- $shown := include "proxykit.validate.redact" $url -}}
+{{- if regexMatch "[\\x00-\\x20\\x7F-\\x{9F}]" $url -}}
+  {{- fail (printf "proxykit: %s contains whitespace or a control character; percent-encode it (%%20) or remove it" .key) -}}
+{{- end -}}
 {{- if not (regexMatch "^(?i)https?://" $url) -}}
-  {{- fail (printf "proxykit: %s: %q must start with http:// or https://" .key (include "proxykit.validate.redact" $url)) -}}
+  {{- fail (printf "proxykit: %s: %q must start with http:// or https://" .key $shown) -}}
 {{- end -}}
-{{- $re := "^(?i:https?)://(?:(.*)@)?(\\[[0-9A-Fa-f:.]+\\]|[^@/?#:\\[\\]\\s]+)(:[^/]*)?/?$" -}}
-{{- if not (regexMatch $re $url) -}}
-  {{- fail (printf "proxykit: %s: %q is not a proxy URL of the form http(s)://[user:password@]host[:port]" .key (include "proxykit.validate.redact" $url)) -}}
+{{- $rest := regexReplaceAll "^[A-Za-z]+://" $url "" -}}
+{{- $userInfo := "" -}}
+{{- if contains "@" $rest -}}
+  {{- $userInfo = regexReplaceAll "@[^@]*$" $rest "" -}}
+  {{- $rest = regexReplaceAll "^.*@" $rest "" -}}
 {{- end -}}
-{{- $port := regexReplaceAll $re $url "${3}" -}}
-{{- if $port -}}
-  {{- $digits := trimPrefix ":" $port -}}
-  {{- if or (not (regexMatch "^[0-9]{1,5}$" $digits)) (lt (atoi $digits) 1) (gt (atoi $digits) 65535) -}}
-    {{- fail (printf "proxykit: %s: port %q is not a number between 1 and 65535" .key $digits) -}}
+{{- $hostPort := trimSuffix "/" $rest -}}
+{{- $host := "" -}}
+{{- $port := "" -}}
+{{- $hasPort := false -}}
+{{- if hasPrefix "[" $hostPort -}}
+  {{- if regexMatch "^\\[[^\\]]*\\](:.*)?$" $hostPort -}}
+    {{- $host = regexReplaceAll "^\\[([^\\]]*)\\].*$" $hostPort "${1}" -}}
+    {{- $port = regexReplaceAll "^\\[[^\\]]*\\]:?" $hostPort "" -}}
+    {{- $hasPort = contains "]:" $hostPort -}}
+    {{- if ne (include "proxykit.validate.ipVersion" $host) "6" }}{{ $host = "" }}{{ end -}}
   {{- end -}}
+{{- else if not (regexMatch "[/?#\\[\\]]" $hostPort) -}}
+  {{- $host = regexReplaceAll ":.*$" $hostPort "" -}}
+  {{- $port = regexReplaceAll "^[^:]*:?" $hostPort "" -}}
+  {{- $hasPort = contains ":" $hostPort -}}
+  {{- if eq (include "proxykit.validate.host" $host) "6" }}{{ $host = "" }}{{ end -}}
+  {{- if not (include "proxykit.validate.host" $host) }}{{ $host = "" }}{{ end -}}
 {{- end -}}
-{{- if regexReplaceAll $re $url "${1}" }}credentials{{ end -}}
+{{- if not $host -}}
+  {{- fail (printf "proxykit: %s: %q is not a proxy URL of the form http(s)://[user:password@]host[:port] (host: a DNS name, an IPv4 address or a bracketed IPv6 address; no path)" .key $shown) -}}
+{{- end -}}
+{{- if $hasPort -}}
+  {{- include "proxykit.validate.port" (dict "value" $port "key" .key) -}}
+{{- end -}}
+{{- if $userInfo }}credentials{{ end -}}
+{{- end -}}
+
+{{/*
+proxykit.validate.secretName — fail unless a Secret name is a DNS-1123 subdomain.
+Input:  dict "value" <string> "key" <values key named in the message>
+Output: nothing.
+*/}}
+{{- define "proxykit.validate.secretName" -}}
+{{- if not (and (le (len .value) 253) (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$" .value)) -}}
+  {{- fail (printf "proxykit: %s: %q is not a valid Secret name (lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters)" .key .value) -}}
+{{- end -}}
 {{- end -}}
 
 {{/*
@@ -100,12 +184,15 @@ Input:  a string. Output: the redacted string.
 {{/*
 proxykit.validate.list — read a value given as a list or as one comma-separated string.
 Input:  dict "value" <list|string|nil> "key" <values key named in the message>
-Output: JSON list of trimmed, non-empty strings (decode with fromJsonArray).
+Output: JSON list of trimmed, non-empty strings (decode with fromJsonArray). A list
+        item that holds commas is split too ("a.example,b.example" in a list is
+        two entries, as it would be in NO_PROXY). Control characters and
+        whitespace inside an entry fail.
 */}}
 {{- define "proxykit.validate.list" -}}
 {{- $items := .value -}}
 {{- if kindIs "string" $items -}}
-  {{- $items = splitList "," $items -}}
+  {{- $items = list $items -}}
 {{- else if kindIs "invalid" $items -}}
   {{- $items = list -}}
 {{- else if not (kindIs "slice" $items) -}}
@@ -116,11 +203,15 @@ Output: JSON list of trimmed, non-empty strings (decode with fromJsonArray).
   {{- if not (kindIs "string" $item) -}}
     {{- fail (printf "proxykit: %s[%d] must be a string, got %s" $.key $i (kindOf $item)) -}}
   {{- end -}}
-  {{- $item = trim $item -}}
-  {{- if regexMatch "\\s" $item -}}
-    {{- fail (printf "proxykit: %s[%d]: %q contains whitespace" $.key $i $item) -}}
+  {{- $key := ternary $.key (printf "%s[%d]" $.key $i) (kindIs "string" $.value) -}}
+  {{- include "proxykit.validate.controlChars" (dict "value" $item "key" $key "multiline" true) -}}
+  {{- range $part := splitList "," $item -}}
+    {{- $part = trim $part -}}
+    {{- if regexMatch "\\s" $part -}}
+      {{- fail (printf "proxykit: %s: %q contains whitespace" $key $part) -}}
+    {{- end -}}
+    {{- if $part }}{{ $out = append $out $part }}{{ end -}}
   {{- end -}}
-  {{- if $item }}{{ $out = append $out $item }}{{ end -}}
 {{- end -}}
 {{- toJson $out -}}
 {{- end -}}
