@@ -1,11 +1,22 @@
 #!/usr/bin/env bash
-# Reads `go test -bench -count N` output and checks that generateEnv grows linearly:
-# 1000 entries per tier may cost at most 11x what 100 entries cost.
+# Reads `go test -bench -count N` output. generateEnv: its time as a ratio to the
+# plain merge baseline measured in the same run (goal: <= 1.0x at 10 and 100
+# entries per tier, <= 0.5x at 1000), and linear growth (1000 entries at most
+# 11x the cost of 100).
 set -euo pipefail
 file=${1:?usage: bench-ratio.sh bench.txt}
 # the fastest of the repeated runs: this machine's noise only ever adds time
 ns() { awk -v name="$1" '$1 ~ name {for (i = 2; i <= NF; i++) if ($(i+1) == "ns/op") print $i}' "$file" | sort -n | head -n1; }
-n10=$(ns 'GenerateEnv/entries=10-'); n100=$(ns 'GenerateEnv/entries=100-'); n1000=$(ns 'GenerateEnv/entries=1000-')
+# generateEnv against the plain last-wins merge baseline of the same run, per size
+for n in 10 100 1000; do
+  ours=$(ns "GenerateEnv/entries=$n/helper=proxykit-"); plain=$(ns "GenerateEnv/entries=$n/helper=plain-")
+  goal=$([ "$n" = 1000 ] && echo 0.5 || echo 1.0)
+  awk -v n="$n" -v a="$ours" -v b="$plain" -v goal="$goal" 'BEGIN {
+    printf "generateEnv at %4d entries per tier: %.2fx the plain merge (%.1f ms vs %.1f ms; goal <= %.1fx)\n", n, a / b, a / 1e6, b / 1e6, goal
+    if (a / b > goal) { print "FAIL: generateEnv is slower than its goal against the plain merge"; exit 1 }
+  }'
+done
+n10=$(ns 'GenerateEnv/entries=10/helper=proxykit-'); n100=$(ns 'GenerateEnv/entries=100/helper=proxykit-'); n1000=$(ns 'GenerateEnv/entries=1000/helper=proxykit-')
 awk -v a="$n10" -v b="$n100" -v c="$n1000" 'BEGIN {
   printf "generateEnv growth: 10->100 entries %.1fx, 100->1000 entries %.1fx (limit 11x)\n", b / a, c / b
   if (c / b > 11) { print "FAIL: generateEnv grows faster than linearly"; exit 1 }

@@ -18,44 +18,57 @@ Usage:
 Cost: the proxy tier and defaults.env are the same for every container of a
 render, so they are merged, checked and written once per render (the "base",
 kept on the root context). Each call then only checks its own sources, keeps
-their entries in an overlay keyed by name, and writes the base's cached text
-for every name the overlay leaves alone. Linear in the number of entries.
+their entries as output text in an overlay keyed by name, and writes the base's
+cached text for every name the overlay leaves alone. Linear in the number of
+entries; a plain string value takes the fast path of proxykit.env.merge.
 */}}
 {{- define "proxykit.generateEnv" -}}
-{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.generateEnv") -}}
-{{- $ctx := .context -}}
 {{- $cacheKey := "proxykitEnvBase" -}}
-{{- if and (hasKey . "proxy") (eq (toString .proxy) "false") }}{{ $cacheKey = "proxykitEnvBaseNoProxy" }}{{ end -}}
-{{- if not (hasKey $ctx $cacheKey) -}}
-  {{- include "proxykit.env.base" (dict "context" $ctx "key" $cacheKey) -}}
+{{- if and (kindIs "map" .) (hasKey . "proxy") (eq (toString .proxy) "false") }}{{ $cacheKey = "proxykitEnvBaseNoProxy" }}{{ end -}}
+{{- /* only the root context carries the base, so finding it also proves the context */ -}}
+{{- if and (kindIs "map" .) (kindIs "map" .context) (hasKey .context $cacheKey) }}{{ else -}}
+  {{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.generateEnv") -}}
+  {{- include "proxykit.env.base" (dict "context" .context "key" $cacheKey) -}}
 {{- end -}}
+{{- $ctx := .context -}}
 {{- $base := index $ctx $cacheKey -}}
 {{- $sources := .env -}}
 {{- if not (or (kindIs "invalid" $sources) (kindIs "slice" $sources)) -}}
   {{- fail (printf "proxykit.generateEnv: \"env\" must be a list of EnvVar lists, e.g. (list .Values.env), got %s" (kindOf $sources)) -}}
 {{- end -}}
-{{- $state := dict "byName" dict "nameAt" dict "next" 0 "live" $base.live "base" $base.byName -}}
+{{- $tiers := list -}}
 {{- range $i, $source := $sources -}}
   {{- if kindIs "map" $source -}}
     {{- fail (printf "proxykit.generateEnv: \"env\" item %d is a single entry; pass a list of EnvVar lists, e.g. (list .Values.env)" (add1 $i)) -}}
   {{- end -}}
-  {{- if $source -}}
-    {{- include "proxykit.env.mergeTier" (dict "state" $state "label" (printf "env source %d" (add1 $i)) "entries" $source) -}}
-  {{- end -}}
+  {{- if $source }}{{ $tiers = append $tiers (list (printf "env source %d" (add1 $i)) $source) }}{{ end -}}
 {{- end -}}
-{{- if not $state.byName -}}
+{{- if not $tiers -}}
   {{- $base.text -}}
-{{- else if gt (int $state.live) 0 -}}
-env:
-  {{- range $name := $base.order -}}
-    {{- if hasKey $state.byName $name -}}
-      {{- include "proxykit.env.entryText" (index $state.byName $name) -}}
-    {{- else -}}
-      {{- index $base.entryText $name -}}
+{{- else -}}
+  {{- $state := dict "byName" dict "nameAt" dict "base" $base.byName "scanned" (not (include "proxykit.env.hasControlChars" $sources)) -}}
+  {{- include "proxykit.env.merge" (dict "state" $state "tiers" $tiers) -}}
+  {{- $emit := or $base.text $state.byName -}}
+  {{- if $state.removed -}}
+    {{- /* rare: a removal may leave nothing, so look for one entry that is still there */ -}}
+    {{- $emit = false -}}
+    {{- range $name := concat $base.order (values $state.nameAt) -}}
+      {{- if hasKey $state.byName $name }}{{ if index $state.byName $name }}{{ $emit = true }}{{ end -}}
+      {{- else if index $base.byName $name }}{{ $emit = true }}{{ end -}}
     {{- end -}}
   {{- end -}}
-  {{- range $position := until (int $state.next) -}}
-    {{- include "proxykit.env.entryText" (index $state.byName (index $state.nameAt (toString $position))) -}}
+  {{- if $emit -}}
+env:
+    {{- range $name := $base.order -}}
+      {{- if hasKey $state.byName $name -}}
+        {{- index $state.byName $name -}}
+      {{- else -}}
+        {{- index $base.byName $name -}}
+      {{- end -}}
+    {{- end -}}
+    {{- range $position := until (len $state.nameAt) -}}
+      {{- index $state.byName (index $state.nameAt (toString $position)) -}}
+    {{- end -}}
   {{- end -}}
 {{- end -}}
 {{- end -}}
@@ -64,79 +77,66 @@ env:
 proxykit.env.base — merge the tiers every container shares, once per render.
 Input:  dict "context" $ "key" <"proxykitEnvBase", or "proxykitEnvBaseNoProxy" for "proxy" false>
 Output: nothing; sets <key> on the root context to a map:
-  byName     name -> merged entry ("" when removed)
-  order      names in the position they first appeared
-  entryText  name -> the entry as YAML text ("" when removed)
-  live       how many names are not removed
-  text       the whole "env:" output for a container without sources of its own
+  byName  name -> the entry's YAML text ("" when removed)
+  order   names in the position they first appeared
+  text    the whole "env:" output for a container without sources of its own ("" when empty)
 */}}
 {{- define "proxykit.env.base" -}}
 {{- $ctx := .context -}}
-{{- $state := dict "byName" dict "nameAt" dict "next" 0 "live" 0 "base" dict -}}
+{{- $tiers := list -}}
 {{- if eq .key "proxykitEnvBase" -}}
-  {{- include "proxykit.env.mergeTier" (dict "state" $state "label" "proxy env" "entries" $ctx.proxykitSettings.env) -}}
+  {{- $tiers = append $tiers (list "proxy env" $ctx.proxykitSettings.env) -}}
 {{- end -}}
 {{- $defaults := index ($ctx.Values | default dict) "defaults" -}}
 {{- include "proxykit.resolve.section" (dict "value" $defaults "key" "defaults") -}}
-{{- include "proxykit.env.mergeTier" (dict "state" $state "label" "defaults.env" "entries" (index ($defaults | default dict) "env")) -}}
+{{- $tiers = append $tiers (list "defaults.env" (index ($defaults | default dict) "env")) -}}
+{{- $state := dict "byName" dict "nameAt" dict "base" dict -}}
+{{- include "proxykit.env.merge" (dict "state" $state "tiers" $tiers) -}}
 {{- $order := list -}}
-{{- $entryText := dict -}}
-{{- range $position := until (int $state.next) -}}
-  {{- $name := index $state.nameAt (toString $position) -}}
-  {{- $order = append $order $name -}}
-  {{- $_ := set $entryText $name (include "proxykit.env.entryText" (index $state.byName $name)) -}}
+{{- range $position := until (len $state.nameAt) -}}
+  {{- $order = append $order (index $state.nameAt (toString $position)) -}}
 {{- end -}}
-{{- $base := dict "byName" $state.byName "order" $order "entryText" $entryText "live" $state.live -}}
-{{- $text := "" -}}
-{{- if gt (int $state.live) 0 -}}
-  {{- $text = printf "env:%s" (include "proxykit.env.join" (dict "order" $order "entryText" $entryText)) -}}
-{{- end -}}
-{{- $_ := set $base "text" $text -}}
+{{- $base := dict "byName" $state.byName "order" $order -}}
+{{- $text := include "proxykit.env.join" $base -}}
+{{- $_ := set $base "text" (ternary (printf "env:%s" $text) "" (ne $text "")) -}}
 {{- $_ := set $ctx .key $base -}}
 {{- end -}}
 
 {{/*
-proxykit.env.join — the cached texts of names, in order. Input: dict "order" "entryText".
+proxykit.env.join — the texts of a merge's names, in order. Input: dict "order" "byName".
 */}}
 {{- define "proxykit.env.join" -}}
-{{- range $name := .order }}{{ index $.entryText $name }}{{ end -}}
+{{- range $name := .order }}{{ index $.byName $name }}{{ end -}}
 {{- end -}}
 
 {{/*
-proxykit.env.entryText — one merged entry as YAML list text, with a leading newline.
-Input:  a merged entry map {name, value} or {name, valueFrom}; "" for a removed name.
-Output: nothing for "". Names and values are written as JSON strings (valid YAML,
-        and cheaper than toYaml per entry).
-*/}}
-{{- define "proxykit.env.entryText" -}}
-{{- if . }}
-- name: {{ toJson .name }}
-  {{- if hasKey . "valueFrom" }}
-  valueFrom:
-    {{- toYaml .valueFrom | nindent 4 }}
-  {{- else }}
-  value: {{ toJson .value }}
-  {{- end }}
-{{- end -}}
-{{- end -}}
-
-{{/*
-proxykit.env.mergeTier — merge one tier's entries into a merge state, checking each.
-Input:  dict "state" <map, changed in place> "label" <tier name for messages> "entries" <EnvVar list|nil>
-        state: byName (name -> merged entry, "" when removed), nameAt (position ->
-        name, for names new to state and base), next (next position), live (names
-        not removed, base included), base (the byName of the tiers below, read only).
+proxykit.env.merge — merge tiers of EnvVars into a merge state, checking each entry.
+Input:  dict "state" <map, changed in place> "tiers" (list (list LABEL ENTRIES) ...)
+        LABEL names the tier in messages; ENTRIES is an EnvVar list or nil.
+        state: byName (name -> the entry's output text, "" when removed), nameAt
+        (position -> name, for names new to state and base), base (the byName of
+        the tiers below, read only), scanned (true when the caller found no
+        control character in any tier); "removed" is set when an entry removes a name.
 Output: nothing.
+The text of an entry is a YAML list item whose name and value are JSON strings
+and whose valueFrom is a JSON object: all valid YAML, and far cheaper than toYaml.
+A string value without valueFrom, or a valueFrom map without value, takes the
+fast path; anything else goes through proxykit.env.entry.
 */}}
-{{- define "proxykit.env.mergeTier" -}}
+{{- define "proxykit.env.merge" -}}
 {{- $state := .state -}}
-{{- $label := .label -}}
-{{- $entries := .entries -}}
+{{- $byName := $state.byName -}}
+{{- $nameAt := $state.nameAt -}}
+{{- $base := $state.base -}}
+{{- range $tier := .tiers -}}
+{{- $label := index $tier 0 -}}
+{{- $entries := index $tier 1 -}}
 {{- if not (or (kindIs "invalid" $entries) (kindIs "slice" $entries)) -}}
   {{- fail (printf "proxykit.generateEnv: %s must be a list of EnvVars, got %s" $label (kindOf $entries)) -}}
 {{- end -}}
-{{- /* one scan of the whole tier for control characters; the slow path names the entry */ -}}
-{{- if regexMatch "[\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x{9F}]" (toString $entries) -}}
+{{- /* one scan for control characters, unless the caller scanned all tiers at once;
+       the slow path names the entry */ -}}
+{{- if and (not $state.scanned) (include "proxykit.env.hasControlChars" $entries) -}}
   {{- range $i, $entry := $entries -}}
     {{- if kindIs "map" $entry -}}
       {{- range $field := list "name" "value" -}}
@@ -148,61 +148,76 @@ Output: nothing.
     {{- end -}}
   {{- end -}}
 {{- end -}}
-{{- $byName := $state.byName -}}
-{{- $base := $state.base -}}
 {{- range $i, $entry := $entries -}}
-  {{- if kindIs "invalid" $entry }}{{ continue }}{{ end -}}
-  {{- if not (kindIs "map" $entry) -}}
+  {{- if kindIs "map" $entry }}{{ else -}}
+    {{- if kindIs "invalid" $entry }}{{ continue }}{{ end -}}
     {{- fail (printf "proxykit.generateEnv: %s[%d] must be an EnvVar map with a name, got %s" $label $i (kindOf $entry)) -}}
   {{- end -}}
-  {{- $name := index $entry "name" -}}
-  {{- if not (and (kindIs "string" $name) (trim $name)) -}}
+  {{- $name := $entry.name -}}
+  {{- if and (kindIs "string" $name) (trim $name) }}{{ else -}}
     {{- fail (printf "proxykit.generateEnv: %s[%d] has no name: %s" $label $i (include "proxykit.validate.redact" (toJson $entry))) -}}
   {{- end -}}
-  {{- $valueFrom := index $entry "valueFrom" -}}
-  {{- $value := index $entry "value" -}}
-  {{- $merged := "" -}}
-  {{- if not (kindIs "invalid" $valueFrom) -}}
-    {{- if not (kindIs "map" $valueFrom) -}}
-      {{- fail (printf "proxykit.generateEnv: %s[%d] (%s): valueFrom must be a map, got %s" $label $i $name (kindOf $valueFrom)) -}}
-    {{- end -}}
-    {{- if ne (toString ($value | default "")) "" -}}
-      {{- fail (printf "proxykit.generateEnv: %s[%d] (%s) sets both value and valueFrom" $label $i $name) -}}
-    {{- end -}}
-    {{- $merged = dict "name" $name "valueFrom" $valueFrom -}}
-  {{- else if kindIs "string" $value -}}
-    {{- $merged = dict "name" $name "value" $value -}}
-  {{- else if and (hasKey $entry "value") (kindIs "invalid" $value) -}}
-    {{- /* value: null removes the name */ -}}
+  {{- $text := "" -}}
+  {{- if and (kindIs "string" $entry.value) (not (hasKey $entry "valueFrom")) -}}
+    {{- $text = printf "\n- name: %s\n  value: %s" (toJson $name) (toJson $entry.value) -}}
+  {{- else if and (kindIs "map" $entry.valueFrom) (not (hasKey $entry "value")) -}}
+    {{- $text = printf "\n- name: %s\n  valueFrom: %s" (toJson $name) (toJson $entry.valueFrom) -}}
   {{- else -}}
-    {{- $kind := kindOf $value -}}
-    {{- if eq $kind "float64" -}}
-      {{- /* values files decode every number as float64; print 1000000, not 1e+06 */ -}}
-      {{- $value = ternary (printf "%.0f" $value) (toString $value) (eq (floor $value) $value) -}}
-    {{- else if eq $kind "invalid" -}}
-      {{- $value = "" -}}
-    {{- else if has $kind (list "bool" "int" "int8" "int16" "int32" "int64" "uint" "uint8" "uint16" "uint32" "uint64" "float32") -}}
-      {{- $value = toString $value -}}
-    {{- else -}}
-      {{- fail (printf "proxykit.generateEnv: %s[%d] (%s): value must be a string, number or boolean, got %s" $label $i $name $kind) -}}
-    {{- end -}}
-    {{- $merged = dict "name" $name "value" $value -}}
+    {{- $text = include "proxykit.env.entry" (dict "entry" $entry "key" (printf "%s[%d] (%s)" $label $i $name)) -}}
+    {{- if not $text }}{{ $_ := set $state "removed" true }}{{ end -}}
   {{- end -}}
-
-  {{- $previous := "" -}}
-  {{- if hasKey $byName $name -}}
-    {{- $previous = index $byName $name -}}
-  {{- else if hasKey $base $name -}}
-    {{- $previous = index $base $name -}}
-  {{- else -}}
-    {{- $_ := set $state.nameAt (toString $state.next) $name -}}
-    {{- $_ := set $state "next" (add1 $state.next) -}}
+  {{- if or (hasKey $byName $name) (hasKey $base $name) }}{{ else -}}
+    {{- $_ := set $nameAt (toString (len $nameAt)) $name -}}
   {{- end -}}
-  {{- if and $merged (not $previous) -}}
-    {{- $_ := set $state "live" (add1 $state.live) -}}
-  {{- else if and (not $merged) $previous -}}
-    {{- $_ := set $state "live" (sub $state.live 1) -}}
-  {{- end -}}
-  {{- $_ := set $byName $name $merged -}}
+  {{- $_ := set $byName $name $text -}}
 {{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+proxykit.env.entry — the output text of an entry off the fast path, checked.
+Input:  dict "entry" <EnvVar map with a name> "key" <how messages name it>
+Output: the entry's text; nothing for {name: X, value: null} (a removal).
+        valueFrom is kept as written (a value beside it fails); numbers and
+        booleans become strings; a missing value is the empty string.
+*/}}
+{{- define "proxykit.env.entry" -}}
+{{- $entry := .entry -}}
+{{- $name := $entry.name -}}
+{{- $value := index $entry "value" -}}
+{{- $valueFrom := index $entry "valueFrom" -}}
+{{- if not (kindIs "invalid" $valueFrom) -}}
+  {{- if not (kindIs "map" $valueFrom) -}}
+    {{- fail (printf "proxykit.generateEnv: %s: valueFrom must be a map, got %s" .key (kindOf $valueFrom)) -}}
+  {{- end -}}
+  {{- if ne (toString ($value | default "")) "" -}}
+    {{- fail (printf "proxykit.generateEnv: %s sets both value and valueFrom" .key) -}}
+  {{- end -}}
+  {{- printf "\n- name: %s\n  valueFrom: %s" (toJson $name) (toJson $valueFrom) -}}
+{{- else if and (hasKey $entry "value") (kindIs "invalid" $value) -}}
+  {{- /* value: null removes the name */ -}}
+{{- else -}}
+  {{- $kind := kindOf $value -}}
+  {{- if eq $kind "float64" -}}
+    {{- /* values files decode every number as float64; print 1000000, not 1e+06 */ -}}
+    {{- $value = ternary (printf "%.0f" $value) (toString $value) (eq (floor $value) $value) -}}
+  {{- else if eq $kind "invalid" -}}
+    {{- $value = "" -}}
+  {{- else if has $kind (list "string" "bool" "int" "int8" "int16" "int32" "int64" "uint" "uint8" "uint16" "uint32" "uint64" "float32") -}}
+    {{- $value = toString $value -}}
+  {{- else -}}
+    {{- fail (printf "proxykit.generateEnv: %s: value must be a string, number or boolean, got %s" .key $kind) -}}
+  {{- end -}}
+  {{- printf "\n- name: %s\n  value: %s" (toJson $name) (toJson $value) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+proxykit.env.hasControlChars — whether any string inside a value holds a control
+character other than tab, newline and carriage return.
+Input:  any value (EnvVar lists). Output: "true" or nothing.
+One regular expression over the value printed whole, instead of one per entry.
+*/}}
+{{- define "proxykit.env.hasControlChars" -}}
+{{- if regexMatch "[\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x{9F}]" (toString .) }}true{{ end -}}
 {{- end -}}
