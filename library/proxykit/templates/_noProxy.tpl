@@ -6,7 +6,7 @@ file holds the rules so they live in one place.
 {{/*
 proxykit.noProxy.compose — the full NO_PROXY string for one cluster.
 Input:  dict "cluster" <the cluster values map> "entries" <list|string|nil> "entriesKey" <values key of entries>
-Output: JSON {"noProxy": <string>, "networks": <bool>}. noProxy is comma-separated,
+Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noProxy is comma-separated,
   without spaces, each entry once (first occurrence kept), in this order:
   localhost, 127.0.0.1, ::1, [::1]    loopback
   <domain>, <domain>.                 the cluster domain and everything under it, with and without trailing dot
@@ -19,6 +19,7 @@ Output: JSON {"noProxy": <string>, "networks": <bool>}. noProxy is comma-separat
   URL's host text, which keeps the brackets.
   networks is true when a pod or service CIDR is known (cluster.podCIDRs,
   cluster.serviceCIDRs or a CIDR among the entries).
+  cluster holds the cluster.* keys as read here (see proxykit.cluster.facts).
 */}}
 {{- define "proxykit.noProxy.compose" -}}
 {{- $cluster := .cluster -}}
@@ -34,13 +35,16 @@ Output: JSON {"noProxy": <string>, "networks": <bool>}. noProxy is comma-separat
 {{- $entries := list "localhost" "127.0.0.1" "::1" "[::1]" $domain (printf "%s." $domain) "svc" -}}
 
 {{- $networks := false -}}
+{{- $facts := dict "domain" $domain "apiServer" "" "metadata" true -}}
 {{- range $name := list "podCIDRs" "serviceCIDRs" "nodeCIDRs" -}}
   {{- $key := printf "cluster.%s" $name -}}
-  {{- range $cidr := include "proxykit.validate.list" (dict "value" (index $cluster $name) "key" $key) | fromJsonArray -}}
+  {{- $cidrs := include "proxykit.validate.list" (dict "value" (index $cluster $name) "key" $key) | fromJsonArray -}}
+  {{- range $cidr := $cidrs -}}
     {{- include "proxykit.validate.cidr" (dict "value" $cidr "key" $key) -}}
     {{- $entries = append $entries $cidr -}}
     {{- if ne $name "nodeCIDRs" }}{{ $networks = true }}{{ end -}}
   {{- end -}}
+  {{- $_ := set $facts $name $cidrs -}}
 {{- end -}}
 
 {{- $apiServer := index $cluster "apiServer" | default "" -}}
@@ -55,6 +59,7 @@ Output: JSON {"noProxy": <string>, "networks": <bool>}. noProxy is comma-separat
     {{- fail (printf "proxykit: cluster.apiServer: %q must be a host name or an IP address, without scheme or port" $apiServer) -}}
   {{- end -}}
   {{- $entries = append $entries $apiServer -}}
+  {{- $_ := set $facts "apiServer" $apiServer -}}
   {{- if eq $kind "6" }}{{ $entries = append $entries (printf "[%s]" $apiServer) }}{{ end -}}
 {{- end -}}
 
@@ -65,6 +70,7 @@ Output: JSON {"noProxy": <string>, "networks": <bool>}. noProxy is comma-separat
     {{- fail (printf "proxykit: cluster.metadataEndpoints must be true or false, got %s" (kindOf $metadata)) -}}
   {{- end -}}
 {{- end -}}
+{{- $_ := set $facts "metadata" $metadata -}}
 {{- if $metadata -}}
   {{- /* AWS, GCP and Azure instance metadata, GCP's name for it, Azure's platform address (wireserver) */ -}}
   {{- $entries = concat $entries (list "169.254.169.254" "metadata.google.internal" "168.63.129.16") -}}
@@ -83,7 +89,7 @@ Output: JSON {"noProxy": <string>, "networks": <bool>}. noProxy is comma-separat
     {{- $unique = append $unique $entry -}}
   {{- end -}}
 {{- end -}}
-{{- toJson (dict "noProxy" (join "," $unique) "networks" $networks) -}}
+{{- toJson (dict "noProxy" (join "," $unique) "networks" $networks "cluster" $facts) -}}
 {{- end -}}
 
 {{/*

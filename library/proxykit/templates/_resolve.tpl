@@ -28,6 +28,7 @@ Output: nothing. The settings are computed once per chart render and kept on the
   secretName     string  the Secret that secretKeyRefs point at
   lowercase      bool    also emit http_proxy, https_proxy, no_proxy
   env            list    the proxy EnvVars (proxykit.proxy.env)
+  cluster        map     the cluster.* keys as read (proxykit.cluster.facts)
 Per key (http, https, noProxy): proxy > cluster.proxy > global.proxy; "" and [] count as unset.
 Values do not change during a render, so the map is never recomputed.
 */}}
@@ -137,7 +138,8 @@ Values do not change during a render, so the map is never recomputed.
     "credentials" (or $credentials (ne $existingSecret ""))
     "existingSecret" $existingSecret
     "secretName" $secretName
-    "lowercase" $lowercase -}}
+    "lowercase" $lowercase
+    "cluster" $composed.cluster -}}
 {{- $_ := set $settings "env" (include "proxykit.resolve.env" $settings | fromJsonArray) -}}
 {{- $_ := set $ctx "proxykitSettings" $settings -}}
 {{- end -}}

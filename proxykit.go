@@ -1,0 +1,133 @@
+// Package proxykit holds the proxykit library chart, embedded, and renders its
+// helpers in-process with the Helm SDK.
+//
+// NO_PROXY composition, resolution and validation live only in the library's
+// templates; Go code (package proxytest, the proxykit CLI) calls Include to get
+// them, so Go and Helm can never disagree.
+package proxykit
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+)
+
+//go:embed all:library/proxykit
+var libraryFS embed.FS
+
+const libraryRoot = "library/proxykit"
+
+var (
+	libraryOnce  sync.Once
+	libraryFiles []*loader.BufferedFile
+	libraryErr   error
+)
+
+// Library loads the embedded library chart. Each call returns a fresh copy, so
+// a caller may add it to a chart of its own.
+func Library() (*chart.Chart, error) {
+	libraryOnce.Do(func() {
+		libraryErr = fs.WalkDir(libraryFS, libraryRoot, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := libraryFS.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			libraryFiles = append(libraryFiles, &loader.BufferedFile{Name: strings.TrimPrefix(p, libraryRoot+"/"), Data: data})
+			return nil
+		})
+	})
+	if libraryErr != nil {
+		return nil, fmt.Errorf("proxykit: read the embedded library: %w", libraryErr)
+	}
+	return loader.LoadFiles(libraryFiles)
+}
+
+// LibraryVersion is the version of the embedded library chart.
+func LibraryVersion() string {
+	lib, err := Library()
+	if err != nil {
+		return ""
+	}
+	return lib.Metadata.Version
+}
+
+var helperName = regexp.MustCompile(`^proxykit(\.[A-Za-z]+)+$`)
+
+// Include renders one library helper, called as (dict "context" $), against
+// values given as a consuming chart's values (proxy, cluster, global, defaults).
+// A render the library fails returns its message, e.g.
+// `proxykit: cluster.podCIDRs: "10.0.0.0/33" is not a valid CIDR (...)`.
+func Include(helper string, values map[string]any) (string, error) {
+	if !helperName.MatchString(helper) {
+		return "", fmt.Errorf("proxykit: %q is not a proxykit helper name", helper)
+	}
+	lib, err := Library()
+	if err != nil {
+		return "", err
+	}
+	host := &chart.Chart{
+		Metadata: &chart.Metadata{
+			APIVersion: chart.APIVersionV2, Name: "proxykit-include", Version: "0.0.0", Type: "application",
+			Dependencies: []*chart.Dependency{{Name: lib.Name(), Version: lib.Metadata.Version}},
+		},
+		Templates: []*chart.File{{Name: "templates/out", Data: []byte(`{{ include "` + helper + `" (dict "context" $) }}`)}},
+	}
+	host.AddDependency(lib)
+	out, err := renderChart(host, values, "proxykit", "default")
+	if err != nil {
+		return "", err
+	}
+	return out[path.Join(host.Name(), "templates/out")], nil
+}
+
+// renderChart renders a loaded chart the way `helm template` does and returns
+// every rendered file by its path.
+func renderChart(c *chart.Chart, values map[string]any, release, namespace string) (map[string]string, error) {
+	if values == nil {
+		values = map[string]any{}
+	}
+	if err := chartutil.ProcessDependenciesWithMerge(c, values); err != nil {
+		return nil, err
+	}
+	options := chartutil.ReleaseOptions{Name: release, Namespace: namespace, Revision: 1, IsInstall: true}
+	top, err := chartutil.ToRenderValues(c, values, options, chartutil.DefaultCapabilities)
+	if err != nil {
+		return nil, err
+	}
+	out, err := engine.Render(c, top)
+	if err != nil {
+		return nil, TemplateError(err)
+	}
+	return out, nil
+}
+
+// Render renders a loaded chart the way `helm template` does, in-process, and
+// returns every rendered file by its path (chart name included). Errors from
+// `fail` in a template come back as their message alone.
+func Render(c *chart.Chart, values map[string]any, release, namespace string) (map[string]string, error) {
+	return renderChart(c, values, release, namespace)
+}
+
+var executionError = regexp.MustCompile(`execution error at \([^)]*\): `)
+
+// TemplateError shortens Helm's template error to the message a template's
+// `fail` gave, when there is one: "proxykit: cluster.podCIDRs: ...".
+func TemplateError(err error) error {
+	msg := err.Error()
+	if loc := executionError.FindStringIndex(msg); loc != nil {
+		return fmt.Errorf("%s", strings.TrimSpace(msg[loc[1]:]))
+	}
+	return err
+}

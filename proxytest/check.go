@@ -1,0 +1,324 @@
+package proxytest
+
+import (
+	"encoding/base64"
+	"fmt"
+	"math/big"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/http/httpproxy"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// The rules of Check, as Finding.Rule names them.
+const (
+	RuleMissingProxyEnv      = "missing-proxy-env"    // HTTP_PROXY, HTTPS_PROXY, NO_PROXY or a lower-case twin is absent
+	RuleCaseMismatch         = "case-mismatch"        // a variable and its lower-case twin differ
+	RuleNoProxyGap           = "no-proxy-gap"         // NO_PROXY sends a cluster destination to the proxy
+	RuleProxiedClusterWide   = "proxied-cluster-wide" // NO_PROXY bypasses everything or a public host
+	RuleCredentialsExposed   = "credentials-exposed"  // a proxy URL with user-info outside a Secret
+	RuleMissingSecret        = "missing-secret"       // a proxy variable reads an object the manifests lack
+	proxyProbe               = "http://proxy.proxytest.invalid:3128"
+	publicHostsAreNotCovered = "https://example.com,https://api.github.com,http://93.184.216.34,http://[2606:2800:220:1::1]"
+)
+
+// ProxyVariables are the names every container needs, upper case first.
+var ProxyVariables = []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"}
+
+// Finding is one rule a container (or an object, Container empty) breaks.
+type Finding struct {
+	Object    string `json:"object"`    // "Kind/name"
+	Container string `json:"container"` // the container's name; empty for object-wide findings
+	Rule      string `json:"rule"`
+	Message   string `json:"message"`
+}
+
+func (f Finding) String() string {
+	where := f.Object
+	if f.Container != "" {
+		where += " container " + f.Container
+	}
+	return fmt.Sprintf("%s: %s: %s", where, f.Rule, f.Message)
+}
+
+// AssertProxyReady reports every Finding of Check as one t.Errorf.
+func AssertProxyReady(t testing.TB, m *Manifests, c Cluster) {
+	t.Helper()
+	for _, f := range Check(m, c) {
+		t.Errorf("%s", f)
+	}
+}
+
+// Check judges every container of the manifests against the rules, with env
+// resolved through envFrom and valueFrom into the ConfigMaps and Secrets of the
+// same manifests, and NO_PROXY judged with golang.org/x/net/http/httpproxy.
+func Check(m *Manifests, c Cluster) []Finding {
+	var findings []Finding
+	for _, ctr := range m.Containers() {
+		add := func(rule, format string, args ...any) {
+			findings = append(findings, Finding{Object: ctr.Object, Container: ctr.Name, Rule: rule, Message: fmt.Sprintf(format, args...)})
+		}
+		env := resolveEnv(m, ctr.Container)
+		for _, missing := range env.missingSources {
+			add(RuleMissingSecret, "envFrom reads %s, which the manifests do not contain", missing)
+		}
+		for _, name := range ProxyVariables {
+			v, ok := env.vars[name]
+			switch {
+			case !ok:
+				add(RuleMissingProxyEnv, "%s is not set", name)
+			case v.missing != "":
+				add(RuleMissingSecret, "%s reads %s, which the manifests do not contain", name, v.missing)
+			case v.from == "value" && hasUserInfo(v.value):
+				add(RuleCredentialsExposed, "%s holds a proxy URL with user-info in a plain value; put it in a Secret (secretKeyRef)", name)
+			case strings.HasPrefix(v.from, "ConfigMap/") && hasUserInfo(v.value):
+				add(RuleCredentialsExposed, "%s reads a proxy URL with user-info from %s; put it in a Secret", name, v.from)
+			}
+		}
+		for _, upper := range ProxyVariables[:3] {
+			a, okA := env.vars[upper]
+			b, okB := env.vars[strings.ToLower(upper)]
+			if okA && okB && a.known() && b.known() && a.value != b.value {
+				add(RuleCaseMismatch, "%s and %s differ; clients disagree on which one they read", upper, strings.ToLower(upper))
+			}
+		}
+		noProxy, ok := env.vars["NO_PROXY"]
+		if !ok || !noProxy.known() {
+			noProxy, ok = env.vars["no_proxy"]
+		}
+		if ok && noProxy.known() {
+			for _, gap := range noProxyGaps(noProxy.value, c) {
+				add(RuleNoProxyGap, "%s goes through the proxy with NO_PROXY=%s", gap, noProxy.value)
+			}
+			if wide := bypassesPublicHosts(noProxy.value); wide != "" {
+				add(RuleProxiedClusterWide, "NO_PROXY bypasses the proxy for %s, so the proxy covers nothing: %s", wide, noProxy.value)
+			}
+		}
+	}
+	findings = append(findings, credentialsOutsideSecrets(m)...)
+	return findings
+}
+
+// envValue is a variable as a container would see it.
+type envValue struct {
+	value   string
+	from    string // "value", "Secret/NAME", "ConfigMap/NAME" or "other" (fieldRef ...)
+	missing string // the object or key it reads that the manifests lack
+}
+
+func (v envValue) known() bool { return v.missing == "" && v.from != "other" }
+
+type containerEnv struct {
+	vars           map[string]envValue
+	missingSources []string
+}
+
+// resolveEnv applies envFrom, then env, as the kubelet does: env wins.
+func resolveEnv(m *Manifests, c corev1.Container) containerEnv {
+	env := containerEnv{vars: map[string]envValue{}}
+	for _, src := range c.EnvFrom {
+		kind, name, optional := "ConfigMap", "", false
+		if src.ConfigMapRef != nil {
+			name, optional = src.ConfigMapRef.Name, src.ConfigMapRef.Optional != nil && *src.ConfigMapRef.Optional
+		} else if src.SecretRef != nil {
+			kind, name, optional = "Secret", src.SecretRef.Name, src.SecretRef.Optional != nil && *src.SecretRef.Optional
+		} else {
+			continue
+		}
+		data, ok := objectData(m, kind, name)
+		if !ok {
+			if !optional {
+				env.missingSources = append(env.missingSources, kind+"/"+name)
+			}
+			continue
+		}
+		for k, v := range data {
+			env.vars[src.Prefix+k] = envValue{value: v, from: kind + "/" + name}
+		}
+	}
+	for _, e := range c.Env {
+		switch {
+		case e.ValueFrom == nil:
+			env.vars[e.Name] = envValue{value: e.Value, from: "value"}
+		case e.ValueFrom.SecretKeyRef != nil:
+			env.vars[e.Name] = keyRef(m, "Secret", e.ValueFrom.SecretKeyRef.Name, e.ValueFrom.SecretKeyRef.Key)
+		case e.ValueFrom.ConfigMapKeyRef != nil:
+			env.vars[e.Name] = keyRef(m, "ConfigMap", e.ValueFrom.ConfigMapKeyRef.Name, e.ValueFrom.ConfigMapKeyRef.Key)
+		default:
+			env.vars[e.Name] = envValue{from: "other"}
+		}
+	}
+	return env
+}
+
+func keyRef(m *Manifests, kind, name, key string) envValue {
+	data, ok := objectData(m, kind, name)
+	if !ok {
+		return envValue{from: kind + "/" + name, missing: kind + "/" + name}
+	}
+	v, ok := data[key]
+	if !ok {
+		return envValue{from: kind + "/" + name, missing: fmt.Sprintf("key %s of %s/%s", key, kind, name)}
+	}
+	return envValue{value: v, from: kind + "/" + name}
+}
+
+// objectData is a ConfigMap's data or a Secret's data (decoded) and stringData.
+func objectData(m *Manifests, kind, name string) (map[string]string, bool) {
+	o := m.Find(kind, name)
+	if o == nil {
+		return nil, false
+	}
+	out := map[string]string{}
+	if d, ok := o.Content["data"].(map[string]any); ok {
+		for k, v := range d {
+			s := fmt.Sprint(v)
+			if kind == "Secret" {
+				if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+					s = string(b)
+				}
+			}
+			out[k] = s
+		}
+	}
+	if d, ok := o.Content["stringData"].(map[string]any); ok && kind == "Secret" {
+		for k, v := range d {
+			out[k] = fmt.Sprint(v)
+		}
+	}
+	return out, true
+}
+
+var userInfoURL = regexp.MustCompile(`(?i)https?://[^\s/@"'<>]+(:[^\s"'<>]*)?@[^\s/@"'<>]`)
+
+func hasUserInfo(s string) bool {
+	for _, field := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		if u, err := url.Parse(field); err == nil && u.User != nil && (u.Scheme == "http" || u.Scheme == "https") {
+			return true
+		}
+	}
+	return userInfoURL.MatchString(s)
+}
+
+// credentialsOutsideSecrets finds URLs with user-info in any object that is not a Secret.
+func credentialsOutsideSecrets(m *Manifests) []Finding {
+	var out []Finding
+	for _, o := range m.Objects {
+		if o.Kind == "Secret" {
+			continue
+		}
+		if text := fmt.Sprint(o.Content); userInfoURL.MatchString(text) {
+			out = append(out, Finding{Object: o.ID(), Rule: RuleCredentialsExposed,
+				Message: "holds a URL with user-info; proxy credentials belong in a Secret"})
+		}
+	}
+	return out
+}
+
+// Targets are the cluster destinations NO_PROXY must send around the proxy, as URLs.
+func (c Cluster) Targets() []string {
+	domain := strings.TrimSuffix(c.Domain, ".")
+	if domain == "" {
+		domain = "cluster.local"
+	}
+	targets := []string{
+		"http://localhost:8080", "http://127.0.0.1:8080", "http://[::1]:8080",
+		"https://kubernetes.default.svc",
+		"https://kubernetes.default.svc." + domain, "https://kubernetes.default.svc." + domain + ".",
+		"http://web.shop.svc." + domain + ":8080", "http://web.shop.svc." + domain + ".:8080",
+	}
+	if c.APIServer != "" {
+		targets = append(targets, "https://"+hostPort(c.APIServer, "443"))
+	}
+	for _, cidrs := range [][]string{c.PodCIDRs, c.ServiceCIDRs, c.NodeCIDRs} {
+		for _, cidr := range cidrs {
+			for _, addr := range samplePrefix(cidr) {
+				targets = append(targets, "http://"+hostPort(addr, "8080"))
+			}
+		}
+	}
+	if c.Metadata {
+		targets = append(targets, "http://169.254.169.254/latest/meta-data", "http://metadata.google.internal/computeMetadata/v1", "http://168.63.129.16")
+	}
+	return targets
+}
+
+func hostPort(host, port string) string {
+	if strings.Contains(host, ":") {
+		return "[" + host + "]:" + port
+	}
+	return host + ":" + port
+}
+
+// samplePrefix is the first, middle and last address of a CIDR.
+func samplePrefix(cidr string) []string {
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil {
+		return nil
+	}
+	p = p.Masked()
+	first := p.Addr()
+	bits := first.BitLen() - p.Bits()
+	start := new(big.Int).SetBytes(first.AsSlice())
+	size := new(big.Int).Lsh(big.NewInt(1), uint(bits))
+	at := func(offset *big.Int) string {
+		n := new(big.Int).Add(start, offset).Bytes()
+		b := make([]byte, first.BitLen()/8)
+		copy(b[len(b)-len(n):], n)
+		a, _ := netip.AddrFromSlice(b)
+		return a.String()
+	}
+	last := new(big.Int).Sub(size, big.NewInt(1))
+	middle := new(big.Int).Rsh(size, 1)
+	seen := map[string]bool{}
+	var out []string
+	for _, off := range []*big.Int{big.NewInt(0), middle, last} {
+		if a := at(off); !seen[a] {
+			seen[a] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// noProxyGaps lists the cluster targets that Go's proxy selection sends to the proxy.
+func noProxyGaps(noProxy string, c Cluster) []string {
+	var gaps []string
+	for _, target := range c.Targets() {
+		if proxied(noProxy, target) {
+			gaps = append(gaps, target)
+		}
+	}
+	return gaps
+}
+
+// bypassesPublicHosts names the first public host NO_PROXY sends around the proxy.
+func bypassesPublicHosts(noProxy string) string {
+	for _, entry := range strings.Split(noProxy, ",") {
+		if strings.TrimSpace(entry) == "*" {
+			return "every host (*)"
+		}
+	}
+	hosts := strings.Split(publicHostsAreNotCovered, ",")
+	sort.Strings(hosts)
+	for _, target := range hosts {
+		if !proxied(noProxy, target) {
+			return target
+		}
+	}
+	return ""
+}
+
+func proxied(noProxy, target string) bool {
+	u, err := url.Parse(target)
+	if err != nil {
+		return false
+	}
+	p, err := (&httpproxy.Config{HTTPProxy: proxyProbe, HTTPSProxy: proxyProbe, NoProxy: noProxy}).ProxyFunc()(u)
+	return err == nil && p != nil
+}

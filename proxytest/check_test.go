@@ -1,0 +1,201 @@
+package proxytest
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const goodNoProxy = "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,169.254.169.254,metadata.google.internal,168.63.129.16"
+
+var testCluster = Cluster{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1", Metadata: true}
+
+// pod renders a Pod manifest whose one container has the given env and envFrom YAML.
+func pod(env, envFrom string, extra ...string) string {
+	doc := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: c\n      image: x\n"
+	if env != "" {
+		doc += "      env:\n" + indent(env, "        ")
+	}
+	if envFrom != "" {
+		doc += "      envFrom:\n" + indent(envFrom, "        ")
+	}
+	return strings.Join(append([]string{doc}, extra...), "\n---\n")
+}
+
+func indent(s, prefix string) string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(s), "\n") {
+		out = append(out, prefix+line)
+	}
+	return strings.Join(out, "\n") + "\n"
+}
+
+func plainEnv(http, noProxy string) string {
+	var lines []string
+	for _, n := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
+		lines = append(lines, "- {name: "+n+", value: \""+http+"\"}")
+	}
+	for _, n := range []string{"NO_PROXY", "no_proxy"} {
+		lines = append(lines, "- {name: "+n+", value: \""+noProxy+"\"}")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func rules(findings []Finding) []string {
+	var out []string
+	for _, f := range findings {
+		out = append(out, f.Rule)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestCheckRules(t *testing.T) {
+	secret := "apiVersion: v1\nkind: Secret\nmetadata: {name: proxy}\nstringData:\n  HTTP_PROXY: http://u:p@proxy:3128\n  NO_PROXY: " + goodNoProxy
+	cases := []struct {
+		name      string
+		manifests string
+		want      []string
+	}{
+		{"complete and covering", pod(plainEnv("http://proxy:3128", goodNoProxy), ""), nil},
+		{"no proxy env at all", pod("", ""), []string{RuleMissingProxyEnv, RuleMissingProxyEnv, RuleMissingProxyEnv, RuleMissingProxyEnv, RuleMissingProxyEnv, RuleMissingProxyEnv}},
+		{"lower-case twins missing", pod("- {name: HTTP_PROXY, value: \"http://p:1\"}\n- {name: HTTPS_PROXY, value: \"http://p:1\"}\n- {name: NO_PROXY, value: \""+goodNoProxy+"\"}", ""),
+			[]string{RuleMissingProxyEnv, RuleMissingProxyEnv, RuleMissingProxyEnv}},
+		{"case mismatch", pod(strings.Replace(plainEnv("http://proxy:3128", goodNoProxy), `https_proxy, value: "http://proxy:3128"`, `https_proxy, value: "http://other:3128"`, 1), ""),
+			[]string{RuleCaseMismatch}},
+		{"NO_PROXY without the service network and API server", pod(plainEnv("http://proxy:3128", "localhost,cluster.local,cluster.local.,svc,10.244.0.0/16,169.254.169.254,metadata.google.internal,168.63.129.16"), ""),
+			[]string{RuleNoProxyGap, RuleNoProxyGap, RuleNoProxyGap, RuleNoProxyGap}},
+		{"NO_PROXY is *", pod(plainEnv("http://proxy:3128", "*"), ""), []string{RuleProxiedClusterWide}},
+		{"NO_PROXY bypasses everything by CIDR", pod(plainEnv("http://proxy:3128", goodNoProxy+",0.0.0.0/0"), ""), []string{RuleProxiedClusterWide}},
+		{"credentials in plain values", pod(plainEnv("http://u:pw@proxy:3128", goodNoProxy), ""),
+			[]string{RuleCredentialsExposed, RuleCredentialsExposed, RuleCredentialsExposed, RuleCredentialsExposed, RuleCredentialsExposed}},
+		{"credentials from a ConfigMap", pod("", "- configMapRef: {name: proxy-env}",
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: proxy-env}\ndata:\n  HTTP_PROXY: http://u:pw@proxy:3128\n  HTTPS_PROXY: http://u:pw@proxy:3128\n  NO_PROXY: "+goodNoProxy+"\n  http_proxy: http://u:pw@proxy:3128\n  https_proxy: http://u:pw@proxy:3128\n  no_proxy: "+goodNoProxy),
+			[]string{RuleCredentialsExposed, RuleCredentialsExposed, RuleCredentialsExposed, RuleCredentialsExposed, RuleCredentialsExposed}},
+		{"secretKeyRefs into a Secret of the manifests", pod(strings.Join([]string{
+			"- {name: HTTP_PROXY, valueFrom: {secretKeyRef: {name: proxy, key: HTTP_PROXY}}}",
+			"- {name: HTTPS_PROXY, valueFrom: {secretKeyRef: {name: proxy, key: HTTP_PROXY}}}",
+			"- {name: NO_PROXY, valueFrom: {secretKeyRef: {name: proxy, key: NO_PROXY}}}",
+			"- {name: http_proxy, valueFrom: {secretKeyRef: {name: proxy, key: HTTP_PROXY}}}",
+			"- {name: https_proxy, valueFrom: {secretKeyRef: {name: proxy, key: HTTP_PROXY}}}",
+			"- {name: no_proxy, valueFrom: {secretKeyRef: {name: proxy, key: NO_PROXY}}}"}, "\n"), "", secret), nil},
+		{"secretKeyRef into a missing Secret and a missing key", pod(strings.Join([]string{
+			"- {name: HTTP_PROXY, valueFrom: {secretKeyRef: {name: gone, key: HTTP_PROXY}}}",
+			"- {name: HTTPS_PROXY, valueFrom: {secretKeyRef: {name: proxy, key: HTTPS_PROXY}}}"}, "\n")+"\n"+
+			"- {name: NO_PROXY, value: \""+goodNoProxy+"\"}\n- {name: http_proxy, value: \"http://p:1\"}\n- {name: https_proxy, value: \"http://p:1\"}\n- {name: no_proxy, value: \""+goodNoProxy+"\"}", "", secret),
+			[]string{RuleMissingSecret, RuleMissingSecret}},
+		{"envFrom a missing Secret", pod(plainEnv("http://proxy:3128", goodNoProxy), "- secretRef: {name: gone}"), []string{RuleMissingSecret}},
+		{"envFrom an optional missing Secret", pod(plainEnv("http://proxy:3128", goodNoProxy), "- secretRef: {name: gone, optional: true}"), nil},
+		{"a ConfigMap holding a proxy URL with user-info", pod(plainEnv("http://proxy:3128", goodNoProxy), "",
+			"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: leak}\ndata: {url: \"https://svc:s3cret@proxy.corp:3128\"}"), []string{RuleCredentialsExposed}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Parse(tc.manifests)
+			require.NoError(t, err)
+			findings := Check(m, testCluster)
+			assert.Equal(t, tc.want, rules(findings), "%v", findings)
+			for _, f := range findings {
+				assert.NotContains(t, f.Message, "pw@", "a finding shows a password")
+				assert.NotContains(t, f.Message, "s3cret")
+			}
+		})
+	}
+}
+
+func TestContainersOfEveryWorkloadKind(t *testing.T) {
+	spec := "containers: [{name: main, image: x}]\ninitContainers: [{name: init, image: x}]"
+	tmpl := func(kind, apiVersion, path string) string {
+		doc := "apiVersion: " + apiVersion + "\nkind: " + kind + "\nmetadata: {name: w}\n"
+		return doc + indent(path+indent(spec, strings.Repeat("  ", strings.Count(path, "\n"))), "")
+	}
+	manifests := strings.Join([]string{
+		"apiVersion: v1\nkind: Pod\nmetadata: {name: w}\nspec:\n" + indent(spec+"\nephemeralContainers: [{name: debug, image: x}]", "  "),
+		tmpl("Deployment", "apps/v1", "spec:\n  template:\n    spec:\n"),
+		tmpl("StatefulSet", "apps/v1", "spec:\n  template:\n    spec:\n"),
+		tmpl("DaemonSet", "apps/v1", "spec:\n  template:\n    spec:\n"),
+		tmpl("ReplicaSet", "apps/v1", "spec:\n  template:\n    spec:\n"),
+		tmpl("Job", "batch/v1", "spec:\n  template:\n    spec:\n"),
+		tmpl("CronJob", "batch/v1", "spec:\n  jobTemplate:\n    spec:\n      template:\n        spec:\n"),
+		tmpl("Rollout", "argoproj.io/v1alpha1", "spec:\n  template:\n    spec:\n"),
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: w}\ndata: {a: b}",
+	}, "\n---\n")
+	m, err := Parse(manifests)
+	require.NoError(t, err)
+	var got []string
+	for _, c := range m.Containers() {
+		got = append(got, c.Object+" "+c.List+" "+c.Name)
+	}
+	want := []string{"Pod/w initContainers init", "Pod/w containers main", "Pod/w ephemeralContainers debug"}
+	for _, kind := range []string{"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Rollout"} {
+		want = append(want, kind+"/w initContainers init", kind+"/w containers main")
+	}
+	assert.Equal(t, want, got)
+}
+
+// copyChart copies a chart directory without its charts/ folder.
+func copyChart(t *testing.T, from string) string {
+	t.Helper()
+	to := filepath.Join(t.TempDir(), filepath.Base(from))
+	require.NoError(t, filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			if rel == "charts" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	}))
+	return to
+}
+
+func TestRenderUsesTheEmbeddedLibrary(t *testing.T) {
+	chart := copyChart(t, "../examples/consumer-app")
+	m := Render(t, chart, ValuesFile("../examples/providers/gke.yaml"))
+	c, err := ClusterFromValues(m.Values)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"10.0.0.0/14"}, c.PodCIDRs)
+	var findings []Finding
+	for _, f := range Check(m, c) {
+		if f.Container != "metrics" { // opts out of the proxy on purpose
+			findings = append(findings, f)
+		}
+	}
+	assert.Empty(t, findings)
+
+	t.Run("a constraint the embedded library does not meet names both versions", func(t *testing.T) {
+		chartYAML := filepath.Join(chart, "Chart.yaml")
+		b, err := os.ReadFile(chartYAML)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(chartYAML, []byte(strings.Replace(string(b), "version: 0.2.0\n    repository", "version: ~0.1.0\n    repository", 1)), 0o644))
+		_, err = RenderE(chart)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "~0.1.0")
+		assert.Contains(t, err.Error(), "the embedded library is 0.2.0")
+	})
+}
+
+func TestRenderFailsWithTheLibraryMessage(t *testing.T) {
+	_, err := RenderE(copyChart(t, "../examples/consumer-app"), Values(`cluster: {podCIDRs: [10.0.0.0/33]}`))
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), `proxykit: cluster.podCIDRs: "10.0.0.0/33" is not a valid CIDR`), err.Error())
+}
+
+func TestSamplePrefix(t *testing.T) {
+	assert.Equal(t, []string{"10.96.0.0", "10.104.0.0", "10.111.255.255"}, samplePrefix("10.96.0.0/12"))
+	assert.Equal(t, []string{"fd00:10:244::", "fd00:10:244:80::", "fd00:10:244:ff:ffff:ffff:ffff:ffff"}, samplePrefix("fd00:10:244::/56"))
+	assert.Equal(t, []string{"10.0.0.1"}, samplePrefix("10.0.0.1/32"))
+}

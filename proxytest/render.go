@@ -1,0 +1,141 @@
+package proxytest
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/Masterminds/semver/v3"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+
+	"github.com/proxykit/proxykit"
+)
+
+// Option changes how Render renders a chart.
+type Option func(*options) error
+
+type options struct {
+	values    map[string]any
+	release   string
+	namespace string
+}
+
+// Values adds values given as YAML text, as `helm template -f` does with a file:
+// later values are merged over earlier ones.
+func Values(yaml string) Option {
+	return func(o *options) error {
+		v, err := chartutil.ReadValues([]byte(yaml))
+		if err != nil {
+			return fmt.Errorf("proxytest: values are not YAML: %w", err)
+		}
+		o.values = mergeValues(o.values, v)
+		return nil
+	}
+}
+
+// ValuesFile adds the values in a YAML file, as `helm template -f FILE` does.
+func ValuesFile(path string) Option {
+	return func(o *options) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("proxytest: %w", err)
+		}
+		return Values(string(b))(o)
+	}
+}
+
+// Release sets the release name and namespace (default: "release-name" in "default",
+// as `helm template` uses).
+func Release(name, namespace string) Option {
+	return func(o *options) error {
+		o.release, o.namespace = name, namespace
+		return nil
+	}
+}
+
+// Render renders chartDir and fails t when the chart does not render.
+func Render(t testing.TB, chartDir string, opts ...Option) *Manifests {
+	t.Helper()
+	m, err := RenderE(chartDir, opts...)
+	if err != nil {
+		t.Fatalf("proxytest: render %s: %v", chartDir, err)
+	}
+	return m
+}
+
+// RenderE renders chartDir in-process, the way `helm template` does, and returns
+// the parsed manifests with the values they were rendered with.
+func RenderE(chartDir string, opts ...Option) (*Manifests, error) {
+	o := &options{values: map[string]any{}, release: "release-name", namespace: "default"}
+	for _, opt := range opts {
+		if err := opt(o); err != nil {
+			return nil, err
+		}
+	}
+	c, err := loader.Load(chartDir)
+	if err != nil {
+		return nil, fmt.Errorf("proxytest: load %s: %w", chartDir, err)
+	}
+	if err := addEmbeddedLibrary(c); err != nil {
+		return nil, err
+	}
+	files, err := proxykit.Render(c, o.values, o.release, o.namespace)
+	if err != nil {
+		return nil, err
+	}
+	m, err := parseRendered(c.Name(), files)
+	if err != nil {
+		return nil, err
+	}
+	m.Values = o.values
+	return m, nil
+}
+
+// addEmbeddedLibrary gives a chart the embedded proxykit library when it depends
+// on proxykit and the dependency is not in its charts/ folder.
+func addEmbeddedLibrary(c *chart.Chart) error {
+	for _, dep := range c.Metadata.Dependencies {
+		if dep.Name != "proxykit" {
+			continue
+		}
+		for _, have := range c.Dependencies() {
+			if have.Name() == dep.Name {
+				return nil
+			}
+		}
+		lib, err := proxykit.Library()
+		if err != nil {
+			return err
+		}
+		want, err := semver.NewConstraint(dep.Version)
+		if err != nil {
+			return fmt.Errorf("proxytest: %s depends on proxykit %q, which is not a version constraint: %w", c.Name(), dep.Version, err)
+		}
+		if !want.Check(semver.MustParse(lib.Metadata.Version)) {
+			return fmt.Errorf("proxytest: %s wants proxykit %s and its charts/ folder has none; the embedded library is %s: run `helm dependency build` or change the constraint",
+				c.Name(), dep.Version, lib.Metadata.Version)
+		}
+		c.AddDependency(lib)
+	}
+	return nil
+}
+
+// mergeValues merges src over dst as helm merges -f files: maps deeply, anything else replaced.
+func mergeValues(dst, src map[string]any) map[string]any {
+	out := make(map[string]any, len(dst)+len(src))
+	for k, v := range dst {
+		out[k] = v
+	}
+	for k, v := range src {
+		if sm, ok := v.(map[string]any); ok {
+			if dm, ok := out[k].(map[string]any); ok {
+				out[k] = mergeValues(dm, sm)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
