@@ -44,9 +44,11 @@ $(ETCD): tools/apiserver/go.mod tools/apiserver/go.sum tools/apiserver/etcd/main
 	@mkdir -p $(BIN)
 	cd tools/apiserver && $(GO) build -o $@ ./etcd
 
-## test: yamllint, then every Go test: renders and assertions, Kyverno, the e2e control plane, helm lint
+## test: yamllint, then every Go test: the packages (proxykit, proxytest, noproxy, the CLI),
+## the project's suites in tests/ (renders, Kyverno, real NO_PROXY clients, the e2e control plane,
+## helm lint) and the example consumer chart's own test module
 test: tools yamllint
-	$(GO) test -count=1 ./tests/...
+	$(GO) test -count=1 ./...
 
 ## e2e: only the end-to-end test against etcd and kube-apiserver on loopback
 e2e: tools
@@ -70,10 +72,13 @@ lint: $(HELM) yamllint
 
 YAML_FILES = ct.yaml $(shell git ls-files '*Chart.yaml' '*values.yaml' 'charts/*/ci/*.yaml' 'examples/providers/*.yaml')
 
-# Debian packages the tests run: yamllint, and python3 (its urllib is one of the
-# NO_PROXY clients the tests check against); installed here when missing
+# Debian packages the tests run, installed here when missing: yamllint; the real
+# NO_PROXY clients the noproxy models are checked against (curl, wget, python3
+# with urllib and requests) and the forward proxy they go through (tinyproxy);
+# unshare, ip and mount for the private network namespace (util-linux, iproute2, mount)
+DEBIAN_PACKAGES := yamllint tinyproxy curl wget python3 python3-requests util-linux iproute2 mount
 debian-packages:
-	@command -v yamllint >/dev/null && test -x /usr/bin/python3 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq yamllint python3 >/dev/null; }
+	@dpkg -s $(DEBIAN_PACKAGES) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES) >/dev/null; }
 
 yamllint: debian-packages
 	yamllint --strict -c .yamllint $(YAML_FILES)

@@ -56,6 +56,11 @@ func chartsWithDependencies() []string {
 }
 
 func TestMain(m *testing.M) {
+	// the test binary also plays the echo server and the Go client inside the
+	// network namespace of TestNoProxyModelsMatchRealClients
+	if role := os.Getenv(testRoleVar); role != "" {
+		os.Exit(playRole(role))
+	}
 	flag.Parse()
 	// The helm CLI that terratest drives is the one `make tools` builds from go.mod.
 	os.Setenv("PATH", repoPath("bin")+string(os.PathListSeparator)+os.Getenv("PATH"))

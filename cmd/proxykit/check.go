@@ -1,0 +1,72 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/proxykit/proxykit/proxytest"
+)
+
+// runCheck reads rendered manifests from FILE or standard input ("-" or none)
+// and prints proxytest.Check's findings; cluster facts come from the values.
+func runCheck(args []string, stdin io.Reader, stdout io.Writer) error {
+	fs := flagSet("check")
+	v := addValueFlags(fs)
+	output := fs.StringP("output", "o", "text", "text or json")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *output != "text" && *output != "json" {
+		return usagef("-o: %q is not one of text, json", *output)
+	}
+	if fs.NArg() > 1 {
+		return usagef("takes one FILE (or - for standard input), got %d", fs.NArg())
+	}
+	in := stdin
+	if fs.NArg() == 1 && fs.Arg(0) != "-" {
+		f, err := os.Open(fs.Arg(0))
+		if err != nil {
+			return usagef("%v", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	text, err := io.ReadAll(in)
+	if err != nil {
+		return usagef("read manifests: %v", err)
+	}
+	m, err := proxytest.Parse(string(text))
+	if err != nil {
+		return usagef("%v", err)
+	}
+	vals, err := v.merged()
+	if err != nil {
+		return err
+	}
+	cluster, err := proxytest.ClusterFromValues(vals)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	findings := proxytest.Check(m, cluster)
+	if *output == "json" {
+		if findings == nil {
+			findings = []proxytest.Finding{}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(findings); err != nil {
+			return err
+		}
+	} else {
+		for _, f := range findings {
+			fmt.Fprintln(stdout, f)
+		}
+		fmt.Fprintf(stdout, "%d containers checked, %d findings\n", len(m.Containers()), len(findings))
+	}
+	if len(findings) > 0 {
+		return errFindings
+	}
+	return nil
+}

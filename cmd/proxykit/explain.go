@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/proxykit/proxykit/noproxy"
+)
+
+// runExplain prints, per target and client, whether the request goes direct or
+// through the proxy under --no-proxy, and the entry that decided.
+func runExplain(args []string, _ io.Reader, stdout io.Writer) error {
+	fs := flagSet("explain")
+	list := fs.String("no-proxy", "", "the NO_PROXY value to judge (required)")
+	clientNames := fs.StringArray("client", nil, "go, curl, wget, python-requests or python-urllib (repeatable; default: all)")
+	output := fs.StringP("output", "o", "text", "text or json")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if !fs.Changed("no-proxy") {
+		return usagef("--no-proxy is required (the NO_PROXY value to judge; `proxykit noproxy -f values.yaml` prints the library's)")
+	}
+	if *output != "text" && *output != "json" {
+		return usagef("-o: %q is not one of text, json", *output)
+	}
+	if fs.NArg() == 0 {
+		return usagef("name at least one TARGET (a URL or host[:port])")
+	}
+	clients := noproxy.Clients
+	if len(*clientNames) > 0 {
+		clients = nil
+		for _, name := range *clientNames {
+			c, err := noproxy.ParseClient(name)
+			if err != nil {
+				return usagef("--client: %v", err)
+			}
+			clients = append(clients, c)
+		}
+	}
+	decisions := []noproxy.Decision{}
+	for _, target := range fs.Args() {
+		for _, c := range clients {
+			d, err := noproxy.Decide(c, *list, target)
+			if err != nil {
+				return usagef("%v", err)
+			}
+			decisions = append(decisions, d)
+		}
+	}
+	if *output == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(decisions)
+	}
+	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "TARGET\tCLIENT\tGOES\tENTRY")
+	for _, d := range decisions {
+		goes := "proxy"
+		if d.Direct {
+			goes = "direct"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Target, d.Client, goes, d.Entry)
+	}
+	return w.Flush()
+}

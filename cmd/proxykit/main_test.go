@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+const (
+	eks        = "../../examples/providers/eks.yaml"
+	mgmt       = "../../examples/providers/mgmt-credentials.yaml"
+	eksNoProxy = "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.0.0.0/8,172.20.0.0/16,172.20.0.1,169.254.169.254,metadata.google.internal,168.63.129.16,.internal,.eks.amazonaws.com,registry.corp.example"
+)
+
+func TestCommands(t *testing.T) {
+	cases := []struct {
+		name   string
+		stdin  string
+		args   []string
+		code   int
+		stdout []string // each must appear
+		stderr []string
+	}{
+		{"noproxy from a values file", "", []string{"noproxy", "-f", eks}, 0, []string{eksNoProxy + "\n"}, nil},
+		{"noproxy with --set over the file", "", []string{"noproxy", "-f", eks, "--set", "cluster.metadataEndpoints=false"}, 0,
+			[]string{"172.20.0.1,.internal"}, nil},
+		{"noproxy: a typo names the key", "", []string{"noproxy", "-f", eks, "--set", "cluster.podCIDR=10.0.0.0/8"}, 2, nil,
+			[]string{"unknown key cluster.podCIDR (did you mean cluster.podCIDRs?)"}},
+		{"noproxy: the proxy off", "", []string{"noproxy"}, 2, nil, []string{"the proxy is off"}},
+		{"noproxy: a missing file", "", []string{"noproxy", "-f", "nope.yaml"}, 2, nil, []string{"nope.yaml"}},
+		{"noproxy: an unknown flag", "", []string{"noproxy", "--value", "x"}, 2, nil, []string{"unknown flag: --value"}},
+		{"env as dotenv, credentials kept for the machine", "", []string{"env", "-f", mgmt}, 0,
+			[]string{"HTTP_PROXY='http://capi-mgmt:S3cr%40t&pass@proxy.corp.example:3128'\n", "no_proxy='localhost,"}, nil},
+		{"env as yaml", "", []string{"env", "-f", eks, "--format", "yaml"}, 0, []string{"HTTPS_PROXY: http://proxy.corp.example:3128\n", "no_proxy: localhost,"}, nil},
+		{"env as a systemd drop-in", "", []string{"env", "-f", mgmt, "--format", "systemd"}, 0,
+			[]string{"[Service]\n", `Environment="HTTP_PROXY=http://capi-mgmt:S3cr%%40t&pass@proxy.corp.example:3128"`}, nil},
+		{"env: a bad format names the flag", "", []string{"env", "-f", eks, "--format", "ini"}, 2, nil, []string{`--format: "ini"`}},
+		{"explain: a missing --no-proxy", "", []string{"explain", "x"}, 2, nil, []string{"--no-proxy is required"}},
+		{"explain: no target", "", []string{"explain", "--no-proxy", "a"}, 2, nil, []string{"TARGET"}},
+		{"explain: a table", "", []string{"explain", "--no-proxy", "*.corp.example,.corp.example", "--client", "go", "--client", "curl", "https://git.corp.example"}, 0,
+			[]string{"https://git.corp.example  go      direct  *.corp.example", "https://git.corp.example  curl    direct  .corp.example"}, nil},
+		{"unknown command", "", []string{"audit"}, 2, nil, []string{`unknown command "audit"`, "Usage:"}},
+		{"no command", "", nil, 2, nil, []string{"Usage:", "proxykit check"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.stdin, tc.args...)
+			assert.Equal(t, tc.code, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+			for _, want := range tc.stdout {
+				assert.Contains(t, stdout, want)
+			}
+			for _, want := range tc.stderr {
+				assert.Contains(t, stderr, want)
+			}
+		})
+	}
+}
+
+func TestExplainJSON(t *testing.T) {
+	code, stdout, _ := runCLI(t, "", "explain", "--no-proxy", "10.0.0.0/8,[::1]", "-o", "json", "--client", "wget", "--client", "python-urllib", "http://10.1.2.3", "http://[::1]:8080")
+	require.Equal(t, 0, code)
+	var got []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
+	assert.Equal(t, []map[string]any{
+		{"target": "http://10.1.2.3", "client": "wget", "direct": false, "entry": ""},
+		{"target": "http://10.1.2.3", "client": "python-urllib", "direct": false, "entry": ""},
+		{"target": "http://[::1]:8080", "client": "wget", "direct": false, "entry": ""},
+		{"target": "http://[::1]:8080", "client": "python-urllib", "direct": true, "entry": "[::1]"},
+	}, got)
+}
+
+// helmTemplate renders the example consumer chart with the helm CLI that `make tools` builds.
+func helmTemplate(t *testing.T, values string) string {
+	t.Helper()
+	helm, err := filepath.Abs("../../bin/helm")
+	require.NoError(t, err)
+	_, err = os.Stat(helm)
+	require.NoError(t, err, "bin/helm is missing: run `make tools`")
+	out, err := exec.Command(helm, "template", "shop", "../../examples/consumer-app", "-f", values).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return string(out)
+}
+
+func TestCheckReadsHelmTemplateOutput(t *testing.T) {
+	manifests := helmTemplate(t, eks)
+	code, stdout, stderr := runCLI(t, manifests, "check", "-f", eks, "-")
+	assert.Equal(t, 1, code, stderr)
+	// the metrics sidecar opts out of the proxy on purpose: six findings, nothing else
+	assert.Equal(t, 6, strings.Count(stdout, "Deployment/shop-api container metrics: missing-proxy-env"), stdout)
+	assert.Contains(t, stdout, "5 containers checked, 6 findings")
+
+	code, stdout, _ = runCLI(t, manifests, "check", "-f", eks, "-o", "json")
+	assert.Equal(t, 1, code)
+	var findings []map[string]string
+	require.NoError(t, json.Unmarshal([]byte(stdout), &findings))
+	require.Len(t, findings, 6)
+	assert.Equal(t, map[string]string{"object": "Deployment/shop-api", "container": "metrics", "rule": "missing-proxy-env", "message": "HTTP_PROXY is not set"}, findings[0])
+
+	t.Run("a cluster the values do not describe: gaps", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "manifests.yaml")
+		require.NoError(t, os.WriteFile(file, []byte(manifests), 0o644))
+		code, stdout, _ := runCLI(t, "", "check", "-f", eks, "--set", "cluster.nodeCIDRs={192.168.0.0/16}", file)
+		assert.Equal(t, 1, code)
+		assert.Contains(t, stdout, "no-proxy-gap: http://192.168.0.0:8080 goes through the proxy")
+	})
+	t.Run("bad values are exit 2", func(t *testing.T) {
+		code, _, stderr := runCLI(t, manifests, "check", "--set", "cluster.serviceCIDRs={10.0.0.0/33}")
+		assert.Equal(t, 2, code)
+		assert.Contains(t, stderr, "cluster.serviceCIDRs")
+	})
+}

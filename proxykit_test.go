@@ -1,0 +1,44 @@
+package proxykit
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+)
+
+func TestLibraryIsTheRepositoryChart(t *testing.T) {
+	b, err := os.ReadFile("library/proxykit/Chart.yaml")
+	require.NoError(t, err)
+	var meta struct{ Version, Type string }
+	require.NoError(t, yaml.Unmarshal(b, &meta))
+	lib, err := Library()
+	require.NoError(t, err)
+	assert.Equal(t, meta.Version, LibraryVersion())
+	assert.Equal(t, "library", lib.Metadata.Type)
+	var names []string
+	for _, f := range lib.Templates {
+		names = append(names, f.Name)
+	}
+	assert.Contains(t, names, "templates/_noProxy.tpl")
+}
+
+func TestInclude(t *testing.T) {
+	values := map[string]any{
+		"proxy":   map[string]any{"https": "http://proxy:3128"},
+		"cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12", "metadataEndpoints": false},
+	}
+	got, err := Include("proxykit.proxy.noProxy", values)
+	require.NoError(t, err)
+	assert.Equal(t, "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.96.0.0/12", got)
+
+	_, err = Include("proxykit.proxy.noProxy", map[string]any{"cluster": map[string]any{"podCIDRs": "10.0.0.0/33"}})
+	require.Error(t, err)
+	assert.Equal(t, `proxykit: cluster.podCIDRs: "10.0.0.0/33" is not a valid CIDR (want e.g. 10.244.0.0/16 or fd00::/108)`, err.Error(),
+		"the library's own message, without Helm's template location")
+
+	_, err = Include(`proxykit.proxy.noProxy" . }}{{ "x`, nil)
+	assert.ErrorContains(t, err, "is not a proxykit helper name")
+}
