@@ -179,4 +179,3 @@ func urllibDecide(noProxy, netloc string) (bool, string) {
 	}
 	return false, ""
 }
-
