@@ -49,6 +49,7 @@ $(ETCD): tools/apiserver/go.mod tools/apiserver/go.sum tools/apiserver/etcd/main
 ## helm lint) and the example consumer chart's own test module
 test: tools yamllint
 	$(GO) test -count=1 ./...
+	cd examples/consumer-app && $(GO) test -count=1 ./...
 
 ## e2e: only the end-to-end test against etcd and kube-apiserver on loopback
 e2e: tools
