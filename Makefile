@@ -55,10 +55,11 @@ test: tools yamllint
 e2e: tools
 	$(GO) test -count=1 -run 'TestE2E' -v ./tests/...
 
-## bench: generateEnv with 10, 100 and 1000 entries per tier across 20 containers, a full render,
-## and kyverno apply on a Pod with 1, 20 and 200 containers
+## bench: generateEnv with 10, 100 and 1000 entries per tier across 20 containers beside a plain
+## merge baseline, a full render, kyverno apply on 1, 20 and 200 containers, proxytest.Render
+## against `helm template` as a process, and `proxykit check` on 100 and 1,000 Deployments
 bench: tools
-	$(GO) test -count=3 -run '^$$' -bench . -benchmem -benchtime 3x ./tests/ | tee $(BIN)/bench.txt
+	$(GO) test -count=3 -run '^$$' -bench . -benchmem -benchtime 3x ./tests/ ./cmd/proxykit/ | tee $(BIN)/bench.txt
 	@./hack/bench-ratio.sh $(BIN)/bench.txt
 
 ## demo: render the example consumer chart with the EKS example values

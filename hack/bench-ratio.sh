@@ -30,3 +30,17 @@ if [ -n "$k1" ] && [ -n "$k20" ] && [ -n "$k200" ]; then
     if (b / a > 20) { print "FAIL: the policy grows faster than linearly from 1 to 20 containers"; exit 1 }
   }'
 fi
+
+# proxytest.Render in-process against `helm template` as a process, same chart and values
+pt=$(ns 'ProxytestRender-'); ht=$(ns 'HelmTemplateProcess-')
+if [ -n "$pt" ] && [ -n "$ht" ]; then
+  awk -v a="$pt" -v b="$ht" 'BEGIN { printf "proxytest.Render: %.1f ms, helm template as a process: %.1f ms: %.1fx faster (goal 10x)\n", a / 1e6, b / 1e6, b / a }'
+fi
+# proxykit check on 100 and 1,000 Deployments
+c1=$(ns 'Check/deployments=100-'); c2=$(ns 'Check/deployments=1000-')
+if [ -n "$c1" ] && [ -n "$c2" ]; then
+  awk -v a="$c1" -v b="$c2" 'BEGIN {
+    printf "proxykit check: 100 Deployments %.0f ms, 1,000 Deployments %.0f ms: %.1fx for 10x the objects (limit 11x)\n", a / 1e6, b / 1e6, b / a
+    if (b / a > 11) { print "FAIL: proxykit check grows faster than linearly"; exit 1 }
+  }'
+fi

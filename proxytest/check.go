@@ -59,6 +59,12 @@ func AssertProxyReady(t testing.TB, m *Manifests, c Cluster) {
 // same manifests, and NO_PROXY judged with golang.org/x/net/http/httpproxy.
 func Check(m *Manifests, c Cluster) []Finding {
 	var findings []Finding
+	targets := c.Targets()
+	type judgement struct {
+		gaps []string
+		wide string
+	}
+	judged := map[string]judgement{} // containers of one chart share a few NO_PROXY values
 	for _, ctr := range m.Containers() {
 		add := func(rule, format string, args ...any) {
 			findings = append(findings, Finding{Object: ctr.Object, Container: ctr.Name, Rule: rule, Message: fmt.Sprintf(format, args...)})
@@ -92,10 +98,15 @@ func Check(m *Manifests, c Cluster) []Finding {
 			noProxy, ok = env.vars["no_proxy"]
 		}
 		if ok && noProxy.known() {
-			for _, gap := range noProxyGaps(noProxy.value, c) {
+			j, seen := judged[noProxy.value]
+			if !seen {
+				j = judgement{gaps: noProxyGaps(noProxy.value, targets), wide: bypassesPublicHosts(noProxy.value)}
+				judged[noProxy.value] = j
+			}
+			for _, gap := range j.gaps {
 				add(RuleNoProxyGap, "%s goes through the proxy with NO_PROXY=%s", gap, noProxy.value)
 			}
-			if wide := bypassesPublicHosts(noProxy.value); wide != "" {
+			if wide := j.wide; wide != "" {
 				add(RuleProxiedClusterWide, "NO_PROXY bypasses the proxy for %s, so the proxy covers nothing: %s", wide, noProxy.value)
 			}
 		}
@@ -286,11 +297,16 @@ func samplePrefix(cidr string) []string {
 	return out
 }
 
-// noProxyGaps lists the cluster targets that Go's proxy selection sends to the proxy.
-func noProxyGaps(noProxy string, c Cluster) []string {
+// noProxyGaps lists the targets that Go's proxy selection sends to the proxy.
+func noProxyGaps(noProxy string, targets []string) []string {
+	proxyFor := (&httpproxy.Config{HTTPProxy: proxyProbe, HTTPSProxy: proxyProbe, NoProxy: noProxy}).ProxyFunc()
 	var gaps []string
-	for _, target := range c.Targets() {
-		if proxied(noProxy, target) {
+	for _, target := range targets {
+		u, err := url.Parse(target)
+		if err != nil {
+			continue
+		}
+		if p, err := proxyFor(u); err == nil && p != nil {
 			gaps = append(gaps, target)
 		}
 	}

@@ -17,6 +17,8 @@ type Manifests struct {
 	Objects []Object
 	// Values are the values the chart was rendered with (nil after Parse).
 	Values map[string]any
+
+	index map[string]int // "Kind/name" -> position in Objects, built by Find
 }
 
 // Object is one rendered Kubernetes object.
@@ -96,12 +98,16 @@ func (m *Manifests) add(source, doc string) error {
 	return nil
 }
 
-// Find returns the object of this kind and name, or nil.
+// Find returns the object of this kind and name (the first, if several), or nil.
 func (m *Manifests) Find(kind, name string) *Object {
-	for i := range m.Objects {
-		if m.Objects[i].Kind == kind && m.Objects[i].Name == name {
-			return &m.Objects[i]
+	if len(m.index) != len(m.Objects) {
+		m.index = make(map[string]int, len(m.Objects))
+		for i := len(m.Objects) - 1; i >= 0; i-- {
+			m.index[m.Objects[i].ID()] = i
 		}
+	}
+	if i, ok := m.index[kind+"/"+name]; ok {
+		return &m.Objects[i]
 	}
 	return nil
 }

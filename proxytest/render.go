@@ -7,7 +7,6 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/proxykit/proxykit"
@@ -74,9 +73,9 @@ func RenderE(chartDir string, opts ...Option) (*Manifests, error) {
 			return nil, err
 		}
 	}
-	c, err := loader.Load(chartDir)
+	c, err := loadChart(chartDir)
 	if err != nil {
-		return nil, fmt.Errorf("proxytest: load %s: %w", chartDir, err)
+		return nil, err
 	}
 	if err := addEmbeddedLibrary(c); err != nil {
 		return nil, err

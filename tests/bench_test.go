@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -12,6 +13,8 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/proxykit/proxykit/proxytest"
 )
 
 const benchContainers = 20
@@ -119,5 +122,26 @@ func BenchmarkKyvernoApply(b *testing.B) {
 				runKyvernoApply(b, policy, resources)
 			}
 		})
+	}
+}
+
+// BenchmarkProxytestRender renders examples/consumer-app in-process with
+// proxytest; BenchmarkHelmTemplateProcess renders the same chart and values
+// with `helm template` as a process. `make bench` prints their ratio.
+func BenchmarkProxytestRender(b *testing.B) {
+	values := repoPath("examples", "providers", "eks.yaml")
+	for i := 0; i < b.N; i++ {
+		if _, err := proxytest.RenderE(consumerApp, proxytest.ValuesFile(values)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkHelmTemplateProcess(b *testing.B) {
+	values := repoPath("examples", "providers", "eks.yaml")
+	for i := 0; i < b.N; i++ {
+		if out, err := exec.Command(repoPath("bin", "helm"), "template", "release-name", consumerApp, "-f", values).CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
 	}
 }

@@ -122,12 +122,11 @@ Messages show the URL with its user-info replaced by "***", never the password.
 */}}
 {{- define "proxykit.validate.proxyURL" -}}
 {{- $url := .value -}}
-{{- $shown := include "proxykit.validate.redact" $url -}}
 {{- if regexMatch "[\\x00-\\x20\\x7F-\\x{9F}]" $url -}}
   {{- fail (printf "proxykit: %s contains whitespace or a control character; percent-encode it (%%20) or remove it" .key) -}}
 {{- end -}}
 {{- if not (regexMatch "^(?i)https?://" $url) -}}
-  {{- fail (printf "proxykit: %s: %q must start with http:// or https://" .key $shown) -}}
+  {{- fail (printf "proxykit: %s: %q must start with http:// or https://" .key (include "proxykit.validate.redact" $url)) -}}
 {{- end -}}
 {{- $rest := regexReplaceAll "^[A-Za-z]+://" $url "" -}}
 {{- $userInfo := "" -}}
@@ -154,7 +153,7 @@ Messages show the URL with its user-info replaced by "***", never the password.
   {{- if not (include "proxykit.validate.host" $host) }}{{ $host = "" }}{{ end -}}
 {{- end -}}
 {{- if not $host -}}
-  {{- fail (printf "proxykit: %s: %q is not a proxy URL of the form http(s)://[user:password@]host[:port] (host: a DNS name, an IPv4 address or a bracketed IPv6 address; no path)" .key $shown) -}}
+  {{- fail (printf "proxykit: %s: %q is not a proxy URL of the form http(s)://[user:password@]host[:port] (host: a DNS name, an IPv4 address or a bracketed IPv6 address; no path)" .key (include "proxykit.validate.redact" $url)) -}}
 {{- end -}}
 {{- if $hasPort -}}
   {{- include "proxykit.validate.port" (dict "value" $port "key" .key) -}}

@@ -1,0 +1,64 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit/proxytest"
+)
+
+// optedOut are the containers that leave the proxy out on purpose, by chart.
+var optedOut = map[string]string{
+	consumerApp:  "metrics", // scrapes only in-cluster endpoints
+	fixtureChart: "sidecar", // generateEnv with "proxy" false
+}
+
+// TestEveryChartIsProxyReady is proxytest on this repository: every chart with
+// every provider's values, checked by the same rules chart authors run.
+func TestEveryChartIsProxyReady(t *testing.T) {
+	charts := []string{consumerApp, chartOperatorChart, proxyPoliciesChart, clusterProxyChart, fixtureChart}
+	for _, p := range providers {
+		values, err := os.ReadFile(repoPath("examples", "providers", p.file))
+		require.NoError(t, err)
+		for _, chart := range charts {
+			t.Run(p.file+"/"+filepath.Base(chart), func(t *testing.T) {
+				m := proxytest.Render(t, chart, proxytest.Values(string(values)), proxytest.Values("native: {enabled: true}"), proxytest.Release(releaseName, namespace))
+				require.NotEmpty(t, m.Objects)
+				cluster, err := proxytest.ClusterFromValues(m.Values)
+				require.NoError(t, err)
+				for _, f := range proxytest.Check(m, cluster) {
+					if f.Container != "" && f.Container == optedOut[chart] && f.Rule == proxytest.RuleMissingProxyEnv {
+						continue
+					}
+					t.Error(f)
+				}
+			})
+		}
+	}
+}
+
+// TestProxytestFindsWhatTheLibraryPrevents: the same renders, broken on
+// purpose, give the findings chart authors would see.
+func TestProxytestFindsWhatTheLibraryPrevents(t *testing.T) {
+	values := `
+proxy: {http: "http://proxy.corp:3128", https: "http://proxy.corp:3128"}
+cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], apiServer: 10.96.0.1}
+`
+	m := proxytest.Render(t, consumerApp, proxytest.Values(values))
+	// a cluster bigger than the values said: a node network the chart never heard of
+	cluster, err := proxytest.ClusterFromValues(m.Values)
+	require.NoError(t, err)
+	cluster.NodeCIDRs = []string{"192.168.0.0/24"}
+	gaps := 0
+	for _, f := range proxytest.Check(m, cluster) {
+		if f.Rule == proxytest.RuleNoProxyGap {
+			gaps++
+			assert.Contains(t, f.Message, "http://192.168.0.")
+		}
+	}
+	assert.Equal(t, 3*4, gaps, "first, middle and last node address, in each of the 4 proxied containers")
+}
