@@ -1,0 +1,69 @@
+package tests
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestConsumerOutsideTheRepository: a chart author's chart and test module in a
+// directory of its own, with one import of proxytest, passes `go test` and
+// fails it when a container loses its proxy.
+func TestConsumerOutsideTheRepository(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my-chart")
+	copyTree(t, consumerApp, dir, "charts")
+	// the test reads ../providers/*.yaml: give it a providers folder beside the chart
+	copyTree(t, repoPath("examples", "providers"), filepath.Join(filepath.Dir(dir), "providers"), "")
+	goMod := filepath.Join(dir, "go.mod")
+	b, err := os.ReadFile(goMod)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(goMod, []byte(strings.Replace(string(b), "=> ../..", "=> "+repoRoot, 1)), 0o644))
+
+	goTest := func() (string, error) {
+		cmd := exec.Command("go", "test", "-count=1", "./...")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := goTest()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, out, "ok  \tgithub.com/proxykit/proxykit/examples/consumer-app")
+
+	// the agent forgets its proxy: the author's test names the container and the rule
+	agent := filepath.Join(dir, "templates", "agent-daemonset.yaml")
+	b, err = os.ReadFile(agent)
+	require.NoError(t, err)
+	broken := strings.Replace(string(b), `(dict "context" $ "env"`, `(dict "context" $ "proxy" false "env"`, 1)
+	require.NotEqual(t, string(b), broken, "the agent template changed; update this test")
+	require.NoError(t, os.WriteFile(agent, []byte(broken), 0o644))
+	out, err = goTest()
+	require.Error(t, err)
+	assert.Contains(t, out, "container agent: missing-proxy-env: HTTP_PROXY is not set")
+}
+
+// copyTree copies a directory, leaving out the folder named skip.
+func copyTree(t *testing.T, from, to, skip string) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			if skip != "" && rel == skip {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	}))
+}
