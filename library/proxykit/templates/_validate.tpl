@@ -149,8 +149,8 @@ Messages show the URL with its user-info replaced by "***", never the password.
   {{- $host = regexReplaceAll ":.*$" $hostPort "" -}}
   {{- $port = regexReplaceAll "^[^:]*:?" $hostPort "" -}}
   {{- $hasPort = contains ":" $hostPort -}}
-  {{- if eq (include "proxykit.validate.host" $host) "6" }}{{ $host = "" }}{{ end -}}
-  {{- if not (include "proxykit.validate.host" $host) }}{{ $host = "" }}{{ end -}}
+  {{- /* an IPv6 host needs brackets */ -}}
+  {{- if not (has (include "proxykit.validate.host" $host) (list "4" "name")) }}{{ $host = "" }}{{ end -}}
 {{- end -}}
 {{- if not $host -}}
   {{- fail (printf "proxykit: %s: %q is not a proxy URL of the form http(s)://[user:password@]host[:port] (host: a DNS name, an IPv4 address or a bracketed IPv6 address; no path)" .key (include "proxykit.validate.redact" $url)) -}}
