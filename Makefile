@@ -9,16 +9,19 @@ KYVERNO   := $(BIN)/kyverno
 HELM4     := $(BIN)/helm4
 APISERVER := $(BIN)/kube-apiserver
 ETCD      := $(BIN)/etcd
+HELM_DOCS := $(BIN)/helm-docs
+OCI_REGISTRY := $(BIN)/registry
+DIST      := dist
 
 DEMO_CHART  := examples/consumer-app
 DEMO_VALUES := examples/providers/eks.yaml
 
-.PHONY: all tools test e2e bench demo lint yamllint debian-packages clean
+.PHONY: all tools test e2e bench demo lint yamllint debian-packages docs package publish clean
 
 all: test
 
 ## tools: build the test binaries from pinned Go modules (Kyverno takes minutes the first time)
-tools: $(HELM) $(HELM4) $(KYVERNO) $(APISERVER) $(ETCD)
+tools: $(HELM) $(HELM4) $(KYVERNO) $(APISERVER) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY)
 
 # the helm CLI from the helm.sh/helm/v3 version pinned in go.mod
 $(HELM): go.mod go.sum
@@ -43,6 +46,35 @@ $(APISERVER): tools/apiserver/go.mod tools/apiserver/go.sum
 $(ETCD): tools/apiserver/go.mod tools/apiserver/go.sum tools/apiserver/etcd/main.go
 	@mkdir -p $(BIN)
 	cd tools/apiserver && $(GO) build -o $@ ./etcd
+
+# helm-docs, which writes each chart's README values table from values.yaml
+$(HELM_DOCS): tools/helm-docs/go.mod tools/helm-docs/go.sum
+	@mkdir -p $(BIN)
+	cd tools/helm-docs && $(GO) build -o $@ github.com/norwoodj/helm-docs/cmd/helm-docs
+
+# the CNCF distribution registry (in-memory storage), for the OCI distribution tests
+$(OCI_REGISTRY): tools/registry/go.mod tools/registry/go.sum tools/registry/main.go
+	@mkdir -p $(BIN)
+	cd tools/registry && $(GO) build -o $@ .
+
+## docs: regenerate the chart READMEs (library/proxykit and charts/*) with helm-docs
+docs: $(HELM_DOCS)
+	$(HELM_DOCS) --chart-search-root . --skip-version-footer
+
+## package: dist/ with the library and every chart as versioned archives (each chart with its
+## proxykit dependency vendored) and dist/index.yaml, a Helm HTTP repository
+package: $(HELM)
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	$(HELM) package library/proxykit --destination $(DIST)
+	for chart in charts/*/; do \
+	  $(HELM) dependency build $$chart >/dev/null && $(HELM) package $$chart --destination $(DIST) || exit 1; \
+	done
+	$(HELM) repo index $(DIST)
+
+## publish: push every archive of dist/ to an OCI registry: make publish REGISTRY=oci://HOST/PATH
+publish: package
+	@case "$(REGISTRY)" in oci://*) ;; *) echo "publish: set REGISTRY=oci://HOST/PATH" >&2; exit 2;; esac
+	for archive in $(DIST)/*.tgz; do $(HELM) push $$archive $(REGISTRY) || exit 1; done
 
 ## test: yamllint, then every Go test: the packages (proxykit, proxytest, noproxy, the CLI),
 ## the project's suites in tests/ (renders, Kyverno, real NO_PROXY clients, the e2e control plane,
@@ -86,5 +118,5 @@ yamllint: debian-packages
 	yamllint --strict -c .yamllint $(YAML_FILES)
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) $(DIST)
 	find . -path '*/charts/*.tgz' -delete

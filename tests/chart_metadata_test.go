@@ -52,6 +52,9 @@ func TestChartMetadata(t *testing.T) {
 			if strings.HasPrefix(rel, "charts/") || strings.HasPrefix(rel, "library/") || strings.HasPrefix(rel, "examples/") {
 				assert.NotEmpty(t, md.Maintainers, "maintainers")
 			}
+			if strings.HasPrefix(rel, "charts/") || strings.HasPrefix(rel, "library/") {
+				assertArtifactHubAnnotations(t, md)
+			}
 			for _, dep := range md.Dependencies {
 				assert.True(t, strings.HasPrefix(dep.Repository, "file://"), "dependency %s comes from the repository", dep.Name)
 				lib := readChartfile(t, filepath.Join(dir, strings.TrimPrefix(dep.Repository, "file://"), "Chart.yaml"))
@@ -158,4 +161,25 @@ func TestVersionBumpCheckCatchesAMissingBump(t *testing.T) {
 	write("charts/a/Chart.yaml", "apiVersion: v2\nname: a\nversion: 0.1.1\n")
 	run("commit", "-qam", "bump a")
 	assert.Empty(t, chartsWithoutVersionBump(t, repo, base, charts))
+}
+
+// assertArtifactHubAnnotations: a published chart carries its license, links and
+// the changes of its version, and CHANGELOG.md has a section for that version.
+func assertArtifactHubAnnotations(t *testing.T, md chart.Metadata) {
+	t.Helper()
+	assert.Equal(t, "Apache-2.0", md.Annotations["artifacthub.io/license"])
+	var links []struct{ Name, URL string }
+	require.NoError(t, yaml.UnmarshalStrict([]byte(md.Annotations["artifacthub.io/links"]), &links), "artifacthub.io/links")
+	assert.NotEmpty(t, links)
+	var changes []struct{ Kind, Description string }
+	require.NoError(t, yaml.UnmarshalStrict([]byte(md.Annotations["artifacthub.io/changes"]), &changes), "artifacthub.io/changes")
+	require.NotEmpty(t, changes, "artifacthub.io/changes lists what this version changed")
+	for _, c := range changes {
+		assert.Contains(t, []string{"added", "changed", "deprecated", "removed", "fixed", "security"}, c.Kind, "Artifact Hub's change kinds")
+		assert.NotEmpty(t, c.Description)
+	}
+	changelog, err := os.ReadFile(repoPath("CHANGELOG.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(changelog), "## ["+md.Version+"]", "CHANGELOG.md notes version %s", md.Version)
+	assert.Equal(t, "https://github.com/proxykit/proxykit", md.Home)
 }
