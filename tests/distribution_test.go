@@ -80,7 +80,9 @@ func objects(t *testing.T, manifests string) []map[string]any {
 	for _, o := range m.Objects {
 		out = append(out, o.Content)
 	}
-	sort.Slice(out, func(i, j int) bool { return fmt.Sprint(out[i]["kind"], out[i]["metadata"]) < fmt.Sprint(out[j]["kind"], out[j]["metadata"]) })
+	sort.Slice(out, func(i, j int) bool {
+		return fmt.Sprint(out[i]["kind"], out[i]["metadata"]) < fmt.Sprint(out[j]["kind"], out[j]["metadata"])
+	})
 	return out
 }
 
