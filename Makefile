@@ -63,11 +63,14 @@ docs: $(HELM_DOCS)
 
 ## package: dist/ with the library and every chart as versioned archives (each chart with its
 ## proxykit dependency vendored) and dist/index.yaml, a Helm HTTP repository
+# (built from a staged copy of library/ and charts/, so the work tree's charts/*/charts stay untouched)
 package: $(HELM)
 	rm -rf $(DIST) && mkdir -p $(DIST)
-	$(HELM) package library/proxykit --destination $(DIST)
-	for chart in charts/*/; do \
-	  $(HELM) dependency build $$chart >/dev/null && $(HELM) package $$chart --destination $(DIST) || exit 1; \
+	stage=$$(mktemp -d) && trap 'rm -rf "$$stage"' EXIT && \
+	cp -R library charts "$$stage"/ && rm -rf "$$stage"/charts/*/charts "$$stage"/charts/*/Chart.lock && \
+	$(HELM) package "$$stage"/library/proxykit --destination $(DIST) && \
+	for chart in "$$stage"/charts/*/; do \
+	  $(HELM) dependency build "$$chart" >/dev/null && $(HELM) package "$$chart" --destination $(DIST) || exit 1; \
 	done
 	$(HELM) repo index $(DIST)
 
@@ -80,7 +83,7 @@ publish: package
 ## the project's suites in tests/ (renders, Kyverno, real NO_PROXY clients, the e2e control plane,
 ## helm lint) and the example consumer chart's own test module
 test: tools yamllint
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -parallel 4 ./...
 	cd examples/consumer-app && $(GO) test -count=1 ./...
 
 ## e2e: only the end-to-end test against etcd and kube-apiserver on loopback

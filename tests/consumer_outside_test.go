@@ -15,6 +15,7 @@ import (
 // directory of its own, with one import of proxytest, passes `go test` and
 // fails it when a container loses its proxy.
 func TestConsumerOutsideTheRepository(t *testing.T) {
+	t.Parallel() // slow and independent: overlaps the other slow tests
 	dir := filepath.Join(t.TempDir(), "my-chart")
 	copyTree(t, consumerApp, dir, "charts")
 	// the test reads ../providers/*.yaml: give it a providers folder beside the chart

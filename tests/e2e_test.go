@@ -36,6 +36,7 @@ type e2eRelease struct {
 // TestE2E installs every chart into a real kube-apiserver and runs the native
 // MutatingAdmissionPolicy on real Pods. `make e2e` runs it alone.
 func TestE2E(t *testing.T) {
+	t.Parallel() // slow and independent: overlaps the other slow tests
 	began := time.Now()
 	cp := startControlPlane(t)
 	t.Logf("etcd + kube-apiserver ready in %s", cp.StartedIn.Round(time.Millisecond))

@@ -21,6 +21,7 @@ import (
 // its dependencies come from the local module cache, so nothing is fetched.
 // It installs what is committed (HEAD), as a clean clone in CI has it.
 func TestGoInstallTheCLI(t *testing.T) {
+	t.Parallel() // slow and independent: overlaps the other slow tests
 	const modulePath = "github.com/proxykit/proxykit"
 	version := "v0.2.0-local." + time.Now().UTC().Format("20060102150405")
 	proxy := t.TempDir()

@@ -108,6 +108,7 @@ cluster: {podCIDRs: [10.244.0.0/16, "fd00:10:244::/56"], serviceCIDRs: [10.96.0.
 // private network namespace, and asserts that package noproxy predicts for
 // every client, target and NO_PROXY exactly what the proxy saw.
 func TestNoProxyModelsMatchRealClients(t *testing.T) {
+	t.Parallel() // slow and independent: overlaps the other slow tests
 	for _, tool := range []string{"tinyproxy", "curl", "wget", "/usr/bin/python3", "unshare", "ip"} {
 		_, err := exec.LookPath(tool)
 		require.NoError(t, err, "%s is missing: `make debian-packages` installs it", tool)
