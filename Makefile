@@ -75,9 +75,10 @@ package: $(HELM)
 	$(HELM) repo index $(DIST)
 
 ## publish: push every archive of dist/ to an OCI registry: make publish REGISTRY=oci://HOST/PATH
+## (PUSH_FLAGS passes flags to helm push, e.g. --plain-http for a registry without TLS)
 publish: package
 	@case "$(REGISTRY)" in oci://*) ;; *) echo "publish: set REGISTRY=oci://HOST/PATH" >&2; exit 2;; esac
-	for archive in $(DIST)/*.tgz; do $(HELM) push $$archive $(REGISTRY) || exit 1; done
+	for archive in $(DIST)/*.tgz; do $(HELM) push $$archive $(REGISTRY) $(PUSH_FLAGS) || exit 1; done
 
 ## test: yamllint, then every Go test: the packages (proxykit, proxytest, noproxy, the CLI),
 ## the project's suites in tests/ (renders, Kyverno, real NO_PROXY clients, the e2e control plane,

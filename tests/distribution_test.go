@@ -114,10 +114,12 @@ func TestDistribution(t *testing.T) {
 		waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/v2/", port))
 		h := newHelmHome(t)
 		registry := fmt.Sprintf("oci://127.0.0.1:%d/proxykit", port)
-		for _, archive := range archives {
-			out := h.run(t, dist, "push", archive, registry, "--plain-http")
-			assert.Contains(t, out, "Pushed:")
-		}
+		publish := exec.Command("make", "--no-print-directory", "publish", "DIST="+dist, "REGISTRY="+registry, "PUSH_FLAGS=--plain-http")
+		publish.Dir, publish.Env = repoRoot, h.env
+		out, err := publish.CombinedOutput()
+		require.NoError(t, err, "make publish:\n%s", out)
+		assert.Equal(t, len(archives), strings.Count(string(out), "Pushed: 127.0.0.1:"), "every archive is pushed:\n%s", out)
+		h.run(t, "", "show", "chart", registry+"/proxykit", "--version", "0.2.0", "--plain-http")
 		consumer := consumerOutside(t, registry)
 		h.run(t, consumer, "dependency", "update", "--plain-http", ".")
 		require.FileExists(t, filepath.Join(consumer, "charts", "proxykit-0.2.0.tgz"))
@@ -148,6 +150,14 @@ func TestDistribution(t *testing.T) {
 		h.run(t, consumer, "dependency", "update", ".")
 		got := objects(t, h.run(t, consumer, "template", "shop", ".", "-f", values))
 		assert.True(t, reflect.DeepEqual(want, got), "the consumer renders what the in-repository example renders")
+	})
+
+	t.Run("publish needs an OCI registry", func(t *testing.T) {
+		publish := exec.Command("make", "--no-print-directory", "publish", "DIST="+t.TempDir(), "REGISTRY=registry.corp.example/proxykit")
+		publish.Dir = repoRoot
+		out, err := publish.CombinedOutput()
+		require.Error(t, err)
+		assert.Contains(t, string(out), "set REGISTRY=oci://HOST/PATH")
 	})
 
 	t.Run("every packaged chart installs without a dependency step", func(t *testing.T) {
