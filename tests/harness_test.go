@@ -20,8 +20,9 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
 	"sigs.k8s.io/yaml"
+
+	"github.com/proxykit/proxykit"
 )
 
 const (
@@ -147,16 +148,9 @@ func renderLoaded(t testing.TB, chartDir string, chrt *chart.Chart, vals chartut
 }
 
 // renderManifests is the render alone, keyed by template file; benchmarks time this.
+// It is package proxykit's Render, the one proxytest uses.
 func renderManifests(chartDir string, chrt *chart.Chart, vals chartutil.Values) (map[string]string, error) {
-	if err := chartutil.ProcessDependenciesWithMerge(chrt, vals); err != nil {
-		return nil, err
-	}
-	options := chartutil.ReleaseOptions{Name: releaseName, Namespace: namespace, Revision: 1, IsInstall: true}
-	top, err := chartutil.ToRenderValues(chrt, vals, options, chartutil.DefaultCapabilities)
-	if err != nil {
-		return nil, err
-	}
-	out, err := engine.Render(chrt, top)
+	out, err := proxykit.Render(chrt, vals, releaseName, namespace)
 	if err != nil {
 		return nil, err
 	}
