@@ -19,11 +19,15 @@ import (
 	"github.com/proxykit/proxykit/noproxy"
 )
 
-// testRoleVar makes the test binary an echo server or a Go client (see playRole).
-const testRoleVar = "PROXYKIT_TEST_ROLE"
+// testRoleVar makes the test binary an echo server or a Go client (see playRole);
+// echoPortsVar lists the echo server's ports (default 8080,5000).
+const (
+	testRoleVar  = "PROXYKIT_TEST_ROLE"
+	echoPortsVar = "PROXYKIT_ECHO_PORTS"
+)
 
 // playRole runs the test binary as a helper process:
-//   - "echo-server" answers on every address at ports 8080 and 5000 with "proxy"
+//   - "echo-server" answers on every address at ports 8080 and 5000 (or $PROXYKIT_ECHO_PORTS) with "proxy"
 //     when the request came through tinyproxy (it adds a Via header) and
 //     "direct" otherwise;
 //   - "go-client" fetches each URL in its arguments with net/http's default
@@ -38,7 +42,11 @@ func playRole(role string) int {
 				fmt.Fprintln(w, "direct")
 			}
 		})
-		for _, port := range []string{"8080", "5000"} {
+		ports := []string{"8080", "5000"}
+		if p := os.Getenv(echoPortsVar); p != "" {
+			ports = strings.Split(p, ",")
+		}
+		for _, port := range ports {
 			l, err := net.Listen("tcp", ":"+port)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
@@ -109,7 +117,7 @@ cluster: {podCIDRs: [10.244.0.0/16, "fd00:10:244::/56"], serviceCIDRs: [10.96.0.
 // every client, target and NO_PROXY exactly what the proxy saw.
 func TestNoProxyModelsMatchRealClients(t *testing.T) {
 	t.Parallel() // slow and independent: overlaps the other slow tests
-	for _, tool := range []string{"tinyproxy", "curl", "wget", "/usr/bin/python3", "unshare", "ip"} {
+	for _, tool := range []string{"tinyproxy", "wget", "/usr/bin/python3"} {
 		_, err := exec.LookPath(tool)
 		require.NoError(t, err, "%s is missing: `make debian-packages` installs it", tool)
 	}
@@ -121,7 +129,6 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 		return p
 	}
-	hosts := write("hosts", realClientHosts)
 	proxyLog := filepath.Join(dir, "tinyproxy.log")
 	urllibScript := write("urllib_client.py", "import sys, urllib.request\nfor u in sys.argv[1:]:\n    try: print(urllib.request.urlopen(u, timeout=5).read().decode(), end='')\n    except Exception: print('error')\n")
 	requestsScript := write("requests_client.py", "import sys, requests\nfor u in sys.argv[1:]:\n    try: print(requests.get(u, timeout=5).text, end='')\n    except Exception: print('error')\n")
@@ -147,20 +154,7 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 		return map[string]string{"http_proxy": "http://127.0.0.1:3128", "no_proxy": b.np}
 	}
 	var script strings.Builder
-	fmt.Fprintf(&script, `set -e
-ip link set lo up
-for a in 10.96.0.1 10.96.0.10 10.96.0.11 10.244.3.7; do ip addr add $a/32 dev lo; done
-for a in fd00:10:96::1 fd00:10:244::5; do ip -6 addr add $a/128 dev lo nodad; done
-mount --bind %[1]q /etc/hosts
-%[2]s=echo-server %[3]q & server=$!
-tinyproxy -d -c %[4]q & proxy=$!
-trap 'kill $server $proxy' EXIT
-for i in $(seq 100); do
-  curl -q -s -o /dev/null --noproxy '*' http://127.0.0.1:8080/ && (exec 3<>/dev/tcp/127.0.0.1/3128) 2>/dev/null && break
-  sleep 0.1
-done
-set +e
-`, hosts, testRoleVar, self, conf)
+	fmt.Fprintf(&script, "tinyproxy -d -c %q &\n%s", conf, waitForPort("127.0.0.1", 3128))
 	for i, b := range batches {
 		var env []string
 		for k, v := range envFor(b) {
@@ -182,9 +176,11 @@ set +e
 			fmt.Fprintf(&script, "%s /usr/bin/python3 %q %s\n", vars, requestsScript, urls)
 		}
 	}
-	script.WriteString("exit 0\n")
-	out, err := exec.Command("unshare", "--map-root-user", "--net", "--mount", "bash", "-c", script.String()).CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	out := netns{
+		Addrs:     []string{"10.96.0.1", "10.96.0.10", "10.96.0.11", "10.244.3.7", "fd00:10:96::1", "fd00:10:244::5"},
+		Hosts:     realClientHosts,
+		EchoPorts: []string{"8080", "5000"},
+	}.run(t, script.String())
 
 	results := map[int][]string{}
 	current := -1

@@ -1,0 +1,109 @@
+{{/* http-proxy.labels — labels on every object of this chart. */}}
+{{- define "http-proxy.labels" -}}
+app.kubernetes.io/name: http-proxy
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: proxykit
+{{- end -}}
+
+{{/* http-proxy.selector — the labels the Service selects the DaemonSet's Pods by. */}}
+{{- define "http-proxy.selector" -}}
+app.kubernetes.io/name: http-proxy
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{/*
+http-proxy.upstream — the upstream proxy, checked.
+Output: JSON {"line": the tinyproxy Upstream line or "", "credentials": bool}.
+tinyproxy reads `Upstream http user:password@host:port`: no https upstream, a
+port is required, the password may not hold "@" and the user not ":". Messages
+never show the password.
+*/}}
+{{- define "http-proxy.upstream" -}}
+{{- $url := .Values.upstream.url | default "" | trim -}}
+{{- $out := dict "line" "" "credentials" false -}}
+{{- if $url -}}
+  {{- $credentials := include "proxykit.validate.proxyURL" (dict "value" $url "key" "upstream.url") -}}
+  {{- if not (hasPrefix "http://" (lower $url)) -}}
+    {{- fail "http-proxy: upstream.url: tinyproxy speaks plain HTTP to its upstream; use http://" -}}
+  {{- end -}}
+  {{- $rest := trimSuffix "/" (substr 7 (len $url) $url) -}}
+  {{- $userInfo := "" -}}
+  {{- if contains "@" $rest -}}
+    {{- $userInfo = regexReplaceAll "@[^@]*$" $rest "" -}}
+    {{- $rest = regexReplaceAll "^.*@" $rest "" -}}
+    {{- if or (not (contains ":" $userInfo)) (contains "@" $userInfo) -}}
+      {{- fail "http-proxy: upstream.url: tinyproxy needs user:password@ with no \"@\" in the password (the URL is not shown: it holds credentials)" -}}
+    {{- end -}}
+  {{- end -}}
+  {{- if not (regexMatch ":[0-9]+$" $rest) -}}
+    {{- fail "http-proxy: upstream.url: tinyproxy needs the upstream's port, as in http://proxy.corp.example:3128" -}}
+  {{- end -}}
+  {{- $_ := set $out "line" (printf "Upstream http %s%s" (ternary (printf "%s@" $userInfo) "" (ne $userInfo "")) $rest) -}}
+  {{- $_ := set $out "credentials" (eq $credentials "credentials") -}}
+{{- end -}}
+{{- toJson $out -}}
+{{- end -}}
+
+{{/*
+http-proxy.config — tinyproxy.conf, rendered from values.
+Allow lists loopback, cluster.podCIDRs, cluster.nodeCIDRs (read through the
+proxykit library) and tinyproxy.allow: tinyproxy serves everyone when no Allow
+line is given, so the render fails when no network is known. ConnectPort is
+never empty for the same reason: without it CONNECT reaches any port.
+*/}}
+{{- define "http-proxy.config" -}}
+{{- $t := .Values.tinyproxy -}}
+{{- $facts := include "proxykit.cluster.facts" (dict "context" $) | fromJson -}}
+{{- if not (or $facts.podCIDRs $facts.nodeCIDRs) -}}
+  {{- fail "http-proxy: set cluster.podCIDRs and cluster.nodeCIDRs: tinyproxy allows only the cluster's own networks, and none is known" -}}
+{{- end -}}
+{{- $allow := concat (list "127.0.0.1" "::1") $facts.podCIDRs $facts.nodeCIDRs -}}
+{{- range $i, $a := $t.allow | default list -}}
+  {{- $key := printf "tinyproxy.allow[%d]" $i -}}
+  {{- $a = toString $a | trim -}}
+  {{- if contains "/" $a -}}
+    {{- include "proxykit.validate.cidr" (dict "value" $a "key" $key) -}}
+  {{- else if not (include "proxykit.validate.ipVersion" $a) -}}
+    {{- fail (printf "http-proxy: %s: %q is not an IP address or CIDR" $key $a) -}}
+  {{- end -}}
+  {{- $allow = append $allow $a -}}
+{{- end -}}
+{{- if not $t.connectPorts -}}
+  {{- fail "http-proxy: tinyproxy.connectPorts is empty: tinyproxy would then tunnel CONNECT to any port; list the ports, e.g. [443]" -}}
+{{- end -}}
+{{- range $i, $p := $t.connectPorts -}}
+  {{- if not (and (kindIs "float64" $p) (eq (floor $p) $p) (ge $p 1.0) (le $p 65535.0)) -}}
+    {{- if not (and (kindIs "int" $p) (ge $p 1) (le $p 65535)) -}}
+      {{- fail (printf "http-proxy: tinyproxy.connectPorts[%d]: %v is not a port from 1 to 65535" $i $p) -}}
+    {{- end -}}
+  {{- end -}}
+{{- end -}}
+{{- if not (has $t.logLevel (list "Critical" "Error" "Warning" "Notice" "Connect" "Info")) -}}
+  {{- fail (printf "http-proxy: tinyproxy.logLevel: %q is not one of Critical, Error, Warning, Notice, Connect, Info" (toString $t.logLevel)) -}}
+{{- end -}}
+{{- $upstream := include "http-proxy.upstream" . | fromJson -}}
+# tinyproxy.conf rendered by the http-proxy chart
+Port {{ int $t.port }}
+{{- with $t.listen }}
+{{- if not (include "proxykit.validate.ipVersion" (toString .)) }}
+{{- fail (printf "http-proxy: tinyproxy.listen: %q is not an IP address" (toString .)) }}
+{{- end }}
+Listen {{ . }}
+{{- end }}
+Timeout {{ int $t.timeout }}
+MaxClients {{ int $t.maxClients }}
+LogLevel {{ $t.logLevel }}
+{{- range $allow }}
+Allow {{ . }}
+{{- end }}
+{{- range $t.connectPorts }}
+ConnectPort {{ int . }}
+{{- end }}
+{{- with $upstream.line }}
+{{ . }}
+{{- range $site := concat (list (printf ".%s" $facts.domain)) ($.Values.upstream.noUpstream | default list) }}
+Upstream none {{ toJson (trimPrefix "*" (toString $site)) }}
+{{- end }}
+{{- end }}
+{{ end -}}
