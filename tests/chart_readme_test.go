@@ -17,7 +17,7 @@ func TestChartREADMEsAreUpToDate(t *testing.T) {
 	helmDocs := repoPath("bin", "helm-docs")
 	_, err := os.Stat(helmDocs)
 	require.NoError(t, err, "bin/helm-docs is missing: run `make tools`")
-	for _, chart := range []string{"library/proxykit", "charts/chart-operator", "charts/cluster-proxy", "charts/proxy-policies"} {
+	for _, chart := range []string{"library/proxykit", "charts/chart-operator", "charts/cluster-proxy", "charts/proxy-policies", "charts/http-proxy"} {
 		t.Run(chart, func(t *testing.T) {
 			cmd := exec.Command(helmDocs, "--chart-search-root", ".", "--skip-version-footer", "--dry-run", "-g", chart)
 			cmd.Dir = repoRoot
@@ -27,7 +27,7 @@ func TestChartREADMEsAreUpToDate(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, string(want), string(got), "%s is out of date: run `make docs`", filepath.Join(chart, "README.md"))
 			if chart != "library/proxykit" {
-				assert.Contains(t, string(got), "| proxy.http |", "the values table lists the library's values")
+				assert.Contains(t, string(got), "| cluster.podCIDRs |", "the values table lists the library's values")
 			}
 		})
 	}

@@ -114,7 +114,7 @@ func startControlPlane(t testing.TB) *controlPlane {
 		"--authorization-mode=RBAC",
 		"--service-account-issuer=https://kubernetes.default.svc",
 		"--service-account-key-file="+saPub, "--service-account-signing-key-file="+saKey,
-		"--service-cluster-ip-range=10.96.0.0/12",
+		"--service-cluster-ip-range=10.96.0.0/12,fd00:10:96::/112", // dual stack, for the IPv6-first http-proxy Service
 		"--v=1")
 
 	host := fmt.Sprintf("https://127.0.0.1:%d", port)

@@ -94,14 +94,14 @@ func TestDistribution(t *testing.T) {
 	t.Parallel() // slow and independent: overlaps the other slow tests
 	dist := packageDist(t)
 	var archives []string
-	for _, name := range []string{"proxykit", "chart-operator", "cluster-proxy", "proxy-policies"} {
+	for _, name := range []string{"proxykit", "chart-operator", "cluster-proxy", "proxy-policies", "http-proxy"} {
 		archive := filepath.Join(dist, name+"-0.2.0.tgz")
 		require.FileExists(t, archive)
 		archives = append(archives, archive)
 	}
 	index, err := os.ReadFile(filepath.Join(dist, "index.yaml"))
 	require.NoError(t, err)
-	for _, name := range []string{"proxykit", "chart-operator", "cluster-proxy", "proxy-policies"} {
+	for _, name := range []string{"proxykit", "chart-operator", "cluster-proxy", "proxy-policies", "http-proxy"} {
 		assert.Contains(t, string(index), "- "+name+"-0.2.0.tgz", "index.yaml lists %s", name)
 	}
 
@@ -143,7 +143,7 @@ func TestDistribution(t *testing.T) {
 		h := newHelmHome(t)
 		h.run(t, "", "repo", "add", "proxykit", server.URL)
 		out := h.run(t, "", "search", "repo", "proxykit/", "--versions")
-		for _, name := range []string{"proxykit/proxykit", "proxykit/chart-operator", "proxykit/cluster-proxy", "proxykit/proxy-policies"} {
+		for _, name := range []string{"proxykit/proxykit", "proxykit/chart-operator", "proxykit/cluster-proxy", "proxykit/proxy-policies", "proxykit/http-proxy"} {
 			assert.Contains(t, out, name)
 		}
 		consumer := consumerOutside(t, server.URL)
@@ -170,6 +170,7 @@ func TestDistribution(t *testing.T) {
 			{"pp", "proxykit", "proxy-policies-0.2.0.tgz", repoPath("charts", "proxy-policies", "ci", "plain-values.yaml")},
 			{"cp", "org-wc1", "cluster-proxy-0.2.0.tgz", repoPath("charts", "cluster-proxy", "ci", "credentials-values.yaml")},
 			{"co", "giantswarm", "chart-operator-0.2.0.tgz", repoPath("charts", "chart-operator", "ci", "bootstrap-values.yaml")},
+			{"hp", "kube-system", "http-proxy-0.2.0.tgz", repoPath("charts", "http-proxy", "ci", "upstream-values.yaml")},
 		} {
 			out := h.run(t, dist, append([]string{"install", rel.name, rel.archive, "--namespace", rel.ns, "--create-namespace", "-f", rel.values, "--wait=false"}, kube...)...)
 			assert.Contains(t, out, "STATUS: deployed", "%s", rel.archive)

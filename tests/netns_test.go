@@ -42,7 +42,7 @@ func (n netns) run(t *testing.T, script string) string {
 		}
 	}
 	fmt.Fprintf(&b, "mount --bind %q /etc/hosts\n", hosts)
-	fmt.Fprintf(&b, "%s=echo-server %s=%s %q & echo_server=$!\n", testRoleVar, echoPortsVar, strings.Join(n.EchoPorts, ","), self)
+	fmt.Fprintf(&b, "cd %q\n%s=echo-server %s=%s %q & echo_server=$!\n", t.TempDir(), testRoleVar, echoPortsVar, strings.Join(n.EchoPorts, ","), self)
 	b.WriteString("trap 'kill $(jobs -p) 2>/dev/null' EXIT\n")
 	fmt.Fprintf(&b, "for i in $(seq 100); do curl -q -s -o /dev/null --noproxy '*' http://127.0.0.1:%s/ && break; sleep 0.1; done\nset +e\n", n.EchoPorts[0])
 	b.WriteString(script)
