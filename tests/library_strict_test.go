@@ -140,7 +140,7 @@ func TestHelpersNeedTheRootContext(t *testing.T) {
 	helpers := []string{
 		"proxykit.generateEnv", "proxykit.proxy.env", "proxykit.proxy.noProxy", "proxykit.proxy.config",
 		"proxykit.proxy.secret", "proxykit.proxy.secretName", "proxykit.proxy.enabled", "proxykit.proxy.hasCredentials",
-		"proxykit.systemd.dropIn", "proxykit.certManager.values",
+		"proxykit.systemd.dropIn", "proxykit.systemd.envFile", "proxykit.certManager.values", "proxykit.cluster.facts",
 	}
 	for _, helper := range helpers {
 		for _, mode := range []string{"with", "range"} {

@@ -85,3 +85,19 @@ Environment="no_proxy=%[1]s"
 		assert.Equal(t, "", helpers(t, mustRenderSDK(t, fixtureChart, `proxy: {existingSecret: corp}`))["dropIn"])
 	})
 }
+
+func TestSystemdEnvFile(t *testing.T) {
+	t.Run("https only: the http pair is left out", func(t *testing.T) {
+		got := helpers(t, mustRenderSDK(t, fixtureChart, "proxy: {https: \"http://p:3128\"}\ncluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}"))["envFile"]
+		np := "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.96.0.0/12"
+		assert.Equal(t, "\nexport HTTPS_PROXY='http://p:3128'\nexport NO_PROXY='"+np+"'\nexport https_proxy='http://p:3128'\nexport no_proxy='"+np+"'\n", got)
+	})
+	t.Run("a single quote in the password", func(t *testing.T) {
+		got := helpers(t, mustRenderSDK(t, fixtureChart, "proxy: {http: \"http://u:it's@p:3128\"}\ncluster: {requireNetworks: false}"))["envFile"]
+		assert.Contains(t, got, `export HTTP_PROXY='http://u:it'\''s@p:3128'`)
+	})
+	t.Run("proxy off or existingSecret alone: nothing", func(t *testing.T) {
+		assert.Equal(t, "", helpers(t, mustRenderSDK(t, fixtureChart, ""))["envFile"])
+		assert.Equal(t, "", helpers(t, mustRenderSDK(t, fixtureChart, "proxy: {existingSecret: corp}"))["envFile"])
+	})
+}

@@ -17,20 +17,25 @@ Output: "<clusterName>-systemd-proxy"; fails naming clusterName when it is empty
 {{- end -}}
 
 {{/*
-proxykit.kubeadm.files — KubeadmConfigSpec `files` entries for the proxy drop-ins.
+proxykit.kubeadm.files — KubeadmConfigSpec `files` entries for the node's proxy.
 Input:  dict "clusterName" <string>
-Output: YAML list: /etc/systemd/system/containerd.service.d/http-proxy.conf and
-        /etc/systemd/system/kubelet.service.d/http-proxy.conf, each with
-        contentFrom.secret pointing at proxykit.kubeadm.secretName (keys
-        containerdProxy, kubeletProxy). The Secret must live in the namespace of
-        the KubeadmConfig, as Cluster API reads it from there.
+Output: YAML list, each with contentFrom.secret pointing at proxykit.kubeadm.secretName:
+          /etc/systemd/system/containerd.service.d/http-proxy.conf   key containerdProxy
+          /etc/systemd/system/kubelet.service.d/http-proxy.conf      key kubeletProxy
+          /etc/proxykit/proxy.env                                    key proxyEnv
+        (owner root, mode 0600: they may carry credentials). The Secret must live in
+        the namespace of the KubeadmConfig, as Cluster API reads it from there. Use
+        them in KubeadmConfigTemplates (workers) and KubeadmControlPlanes alike.
 */}}
 {{- define "proxykit.kubeadm.files" -}}
 {{- $secret := include "proxykit.kubeadm.secretName" . -}}
 {{- $files := list -}}
-{{- range $unit, $key := dict "containerd" "containerdProxy" "kubelet" "kubeletProxy" -}}
+{{- range $path, $key := dict
+    "/etc/systemd/system/containerd.service.d/http-proxy.conf" "containerdProxy"
+    "/etc/systemd/system/kubelet.service.d/http-proxy.conf" "kubeletProxy"
+    "/etc/proxykit/proxy.env" "proxyEnv" -}}
   {{- $files = append $files (dict
-      "path" (printf "/etc/systemd/system/%s.service.d/http-proxy.conf" $unit)
+      "path" $path
       "owner" "root:root"
       "permissions" "0600"
       "contentFrom" (dict "secret" (dict "name" $secret "key" $key))) -}}
@@ -39,11 +44,15 @@ Output: YAML list: /etc/systemd/system/containerd.service.d/http-proxy.conf and
 {{- end -}}
 
 {{/*
-proxykit.kubeadm.preKubeadmCommands — commands that make systemd pick the drop-ins up.
+proxykit.kubeadm.preKubeadmCommands — commands that give systemd and kubeadm the proxy.
 Input:  dict (nothing is read)
-Output: YAML list: systemctl daemon-reload, then restart containerd (already running
-        on most images; kubelet starts later under kubeadm and reads its drop-in then).
+Output: YAML list: systemctl daemon-reload, restart containerd (already running on
+        most images; kubelet starts later under kubeadm and reads its drop-in
+        then), and source /etc/proxykit/proxy.env with every variable exported.
+        Cluster API runs preKubeadmCommands and kubeadm in one cloud-init script,
+        so kubeadm init and join inherit the variables; the KubeadmConfig holds
+        only the file's path, never the URL.
 */}}
 {{- define "proxykit.kubeadm.preKubeadmCommands" -}}
-{{- toYaml (list "systemctl daemon-reload" "systemctl restart containerd") -}}
+{{- toYaml (list "systemctl daemon-reload" "systemctl restart containerd" "if [ -f /etc/proxykit/proxy.env ]; then . /etc/proxykit/proxy.env; fi") -}}
 {{- end -}}

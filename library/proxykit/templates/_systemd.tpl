@@ -24,3 +24,27 @@ Environment="{{ $name }}={{ $value | replace "\\" "\\\\" | replace "\"" "\\\"" |
 {{- end }}
 {{ end -}}
 {{- end -}}
+
+{{/*
+proxykit.systemd.envFile — the proxy variables as a shell environment file.
+Input:  dict "context" $
+Output: one `export NAME='value'` line per variable: HTTP_PROXY, HTTPS_PROXY,
+        NO_PROXY, http_proxy, https_proxy, no_proxy (an empty URL's pair left out).
+        Values are single-quoted, a "'" written as '\'' so any password survives
+        byte-exact in sh, dash and bash. Nothing when no proxy URL is set.
+Cluster API nodes source it before kubeadm (see proxykit.kubeadm.preKubeadmCommands):
+kubeadm itself reaches out (kubernetes/kubeadm#2765), and the file keeps the URL
+out of the KubeadmConfig, where export lines would put credentials.
+*/}}
+{{- define "proxykit.systemd.envFile" -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.systemd.envFile") -}}
+{{- $s := .context.proxykitSettings -}}
+{{- if or $s.http $s.https -}}
+{{- range $name := list "HTTP_PROXY" "HTTPS_PROXY" "NO_PROXY" "http_proxy" "https_proxy" "no_proxy" -}}
+  {{- $value := index (dict "HTTP_PROXY" $s.http "HTTPS_PROXY" $s.https "NO_PROXY" $s.noProxy) (upper $name) -}}
+  {{- if $value }}
+export {{ $name }}='{{ $value | replace "'" "'\\''" }}'
+  {{- end -}}
+{{- end }}
+{{ end -}}
+{{- end -}}
