@@ -16,10 +16,8 @@ election needs to reach the API server without the proxy.
 {{- $values := dict -}}
 {{- if $s.credentials -}}
   {{- $values = dict "extraEnv" $s.env -}}
-{{- else if $s.enabled -}}
-  {{- $values = dict "no_proxy" $s.noProxy -}}
-  {{- if $s.http }}{{ $_ := set $values "http_proxy" $s.http }}{{ end -}}
-  {{- if $s.https }}{{ $_ := set $values "https_proxy" $s.https }}{{ end -}}
+{{- else -}}
+  {{- $values = include "proxykit.components.values" (dict "context" .context "component" "cert-manager") | fromYaml -}}
 {{- end -}}
 {{- toYaml $values -}}
 {{- end -}}

@@ -1,0 +1,50 @@
+package tests
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAppPlatformExampleReadsClusterValues follows the App CR's spec.config.secret
+// into the cluster-proxy render of the same namespace, and reads its `values` key
+// the way Giant Swarm's app-operator does.
+func TestAppPlatformExampleReadsClusterValues(t *testing.T) {
+	r, err := renderCLI(t, repoPath("examples", "app-platform"), "clusterName: wc1\n")
+	require.NoError(t, err)
+	var app struct {
+		Metadata struct{ Namespace string } `json:"metadata"`
+		Spec     struct {
+			Name   string `json:"name"`
+			Config struct {
+				Secret struct{ Name, Namespace string } `json:"secret"`
+			} `json:"config"`
+		} `json:"spec"`
+	}
+	require.NoError(t, yamlUnmarshal(string(r.Find(t, "App", "wc1-cert-manager-app").Raw), &app))
+	ref := app.Spec.Config.Secret
+	assert.Equal(t, namespace, ref.Namespace, "the Secret lives beside the App")
+
+	for name, values := range map[string]string{
+		"plain":       clusterProxyPlain,
+		"credentials": credentialValues(t, map[string]any{"clusterName": "wc1"}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			proxy := mustRenderSDK(t, clusterProxyChart, values)
+			secret := proxy.Secret(t, ref.Name)
+			assert.Equal(t, ref.Namespace, secret.Namespace)
+			var got struct {
+				Cluster struct {
+					Proxy struct{ HTTP, HTTPS, NoProxy string } `json:"proxy"`
+				} `json:"cluster"`
+			}
+			require.NoError(t, yamlUnmarshal(string(secret.Data["values"]), &got))
+			assert.NotEmpty(t, got.Cluster.Proxy.HTTPS)
+			assert.Equal(t, helpers(t, mustRenderSDK(t, fixtureChart, values))["noProxy"], got.Cluster.Proxy.NoProxy, "the library's NO_PROXY for these values")
+			if name == "plain" {
+				assertCoversCluster(t, got.Cluster.Proxy.NoProxy)
+			}
+		})
+	}
+}
