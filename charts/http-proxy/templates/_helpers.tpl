@@ -27,11 +27,10 @@ never show the password.
   {{- if not (hasPrefix "http://" (lower $url)) -}}
     {{- fail "http-proxy: upstream.url: tinyproxy speaks plain HTTP to its upstream; use http://" -}}
   {{- end -}}
-  {{- $rest := trimSuffix "/" (substr 7 (len $url) $url) -}}
-  {{- $userInfo := "" -}}
-  {{- if contains "@" $rest -}}
-    {{- $userInfo = regexReplaceAll "@[^@]*$" $rest "" -}}
-    {{- $rest = regexReplaceAll "^.*@" $rest "" -}}
+  {{- $parts := include "proxykit.url.split" $url | fromJson -}}
+  {{- $userInfo := $parts.userInfo -}}
+  {{- $rest := $parts.hostPort -}}
+  {{- if $userInfo -}}
     {{- if or (not (contains ":" $userInfo)) (contains "@" $userInfo) -}}
       {{- fail "http-proxy: upstream.url: tinyproxy needs user:password@ with no \"@\" in the password (the URL is not shown: it holds credentials)" -}}
     {{- end -}}

@@ -76,19 +76,17 @@ Output: a Secret with stringData address (the URL without user-info), username
 {{- $which := .url | default "https" -}}
 {{- $url := index $s $which | default "" -}}
 {{- if $url -}}
-{{- $scheme := regexReplaceAll "://.*$" $url "" -}}
-{{- $rest := regexReplaceAll "^[A-Za-z]+://" $url "" -}}
+{{- $parts := include "proxykit.url.split" $url | fromJson -}}
 {{- $data := dict -}}
-{{- if contains "@" $rest -}}
-  {{- $userInfo := regexReplaceAll "@[^@]*$" $rest "" -}}
-  {{- $rest = regexReplaceAll "^.*@" $rest "" -}}
+{{- if $parts.userInfo -}}
+  {{- $userInfo := $parts.userInfo -}}
   {{- $user := first (splitList ":" $userInfo) -}}
   {{- $password := trimPrefix (printf "%s:" $user) $userInfo -}}
   {{- if not (contains ":" $userInfo) }}{{ $password = "" }}{{ end -}}
   {{- $_ := set $data "username" (include "proxykit.flux.unescape" (dict "value" $user "key" (printf "proxy.%s (user)" $which))) -}}
   {{- $_ := set $data "password" (include "proxykit.flux.unescape" (dict "value" $password "key" (printf "proxy.%s (password)" $which))) -}}
 {{- end -}}
-{{- $_ := set $data "address" (printf "%s://%s" $scheme (trimSuffix "/" $rest)) -}}
+{{- $_ := set $data "address" (printf "%s://%s" $parts.scheme $parts.hostPort) -}}
 apiVersion: v1
 kind: Secret
 metadata:

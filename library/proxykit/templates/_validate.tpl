@@ -128,13 +128,9 @@ Messages show the URL with its user-info replaced by "***", never the password.
 {{- if not (regexMatch "^(?i)https?://" $url) -}}
   {{- fail (printf "proxykit: %s: %q must start with http:// or https://" .key (include "proxykit.validate.redact" $url)) -}}
 {{- end -}}
-{{- $rest := regexReplaceAll "^[A-Za-z]+://" $url "" -}}
-{{- $userInfo := "" -}}
-{{- if contains "@" $rest -}}
-  {{- $userInfo = regexReplaceAll "@[^@]*$" $rest "" -}}
-  {{- $rest = regexReplaceAll "^.*@" $rest "" -}}
-{{- end -}}
-{{- $hostPort := trimSuffix "/" $rest -}}
+{{- $parts := include "proxykit.url.split" $url | fromJson -}}
+{{- $userInfo := $parts.userInfo -}}
+{{- $hostPort := $parts.hostPort -}}
 {{- $host := "" -}}
 {{- $port := "" -}}
 {{- $hasPort := false -}}
@@ -159,6 +155,25 @@ Messages show the URL with its user-info replaced by "***", never the password.
   {{- include "proxykit.validate.port" (dict "value" $port "key" .key) -}}
 {{- end -}}
 {{- if $userInfo }}credentials{{ end -}}
+{{- end -}}
+
+{{/*
+proxykit.url.split — a proxy URL's parts; the last "@" ends the user-info.
+Input:  a string (not a dict): scheme://[user-info@]host[:port][/]
+Output: JSON {"scheme", "userInfo", "hostPort"}: the scheme as written, the
+        user-info ("" when none), host[:port] without one trailing "/".
+Only splits; proxykit.validate.proxyURL checks. Every reader of a URL's parts
+(the Flux Secret, the http-proxy chart's upstream) calls this one.
+*/}}
+{{- define "proxykit.url.split" -}}
+{{- $rest := regexReplaceAll "^[A-Za-z][A-Za-z0-9+.-]*://" . "" -}}
+{{- $out := dict "scheme" (trimSuffix "://" (trimSuffix $rest .)) "userInfo" "" -}}
+{{- if contains "@" $rest -}}
+  {{- $_ := set $out "userInfo" (regexReplaceAll "@[^@]*$" $rest "") -}}
+  {{- $rest = regexReplaceAll "^.*@" $rest "" -}}
+{{- end -}}
+{{- $_ := set $out "hostPort" (trimSuffix "/" $rest) -}}
+{{- toJson $out -}}
 {{- end -}}
 
 {{/*
