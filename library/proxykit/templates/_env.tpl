@@ -2,7 +2,8 @@
 proxykit.generateEnv — a container's `env:` merged from tiers.
 Input:  dict "context" $ "env" (list SRC1 SRC2 ...) ["proxy" false]
         Each SRC is an EnvVar list (or nil). Tiers, lowest first: proxykit.proxy.env
-        (left out with "proxy" false), .Values.defaults.env, SRC1, SRC2, ...
+        and, with a trusted CA, proxykit.trust.env (both left out with "proxy"
+        false), .Values.defaults.env, SRC1, SRC2, ...
 Output: "env:" followed by the merged list, or nothing at all when it is empty.
 Rules:  for one name, the later entry replaces the earlier one whole (value and
         valueFrom never mix) and stays where the name first appeared;
@@ -86,6 +87,8 @@ Output: nothing; sets <key> on the root context to a map:
 {{- $tiers := list -}}
 {{- if eq .key "proxykitEnvBase" -}}
   {{- $tiers = append $tiers (list "proxy env" $ctx.proxykitSettings.env) -}}
+  {{- /* with a trusted CA, the variables that point clients at the bundle belong to the proxy tier */ -}}
+  {{- $tiers = append $tiers (list "trust env" (include "proxykit.trust.env" (dict "context" $ctx) | fromYamlArray)) -}}
 {{- end -}}
 {{- $defaults := index ($ctx.Values | default dict) "defaults" -}}
 {{- include "proxykit.resolve.section" (dict "value" $defaults "key" "defaults") -}}

@@ -29,6 +29,7 @@ Output: nothing. The settings are computed once per chart render and kept on the
   lowercase      bool    also emit http_proxy, https_proxy, no_proxy
   env            list    the proxy EnvVars (proxykit.proxy.env)
   cluster        map     the cluster.* keys as read (proxykit.cluster.facts)
+  trustedCA      string  the PEM of the CA(s) a TLS-intercepting proxy signs with, checked; "" when unset
 Per key (http, https, noProxy): proxy > cluster.proxy > global.proxy; "" and [] count as unset.
 Values do not change during a render, so the map is never recomputed.
 */}}
@@ -56,8 +57,8 @@ Values do not change during a render, so the map is never recomputed.
 
 {{- /* pick each key from the first tier that sets it */ -}}
 {{- $picked := dict -}}
-{{- $from := dict "http" "proxy.http" "https" "proxy.https" "noProxy" "proxy.noProxy" -}}
-{{- range $name := list "http" "https" "noProxy" -}}
+{{- $from := dict "http" "proxy.http" "https" "proxy.https" "noProxy" "proxy.noProxy" "trustedCA" "proxy.trustedCA" -}}
+{{- range $name := list "http" "https" "noProxy" "trustedCA" -}}
   {{- range $tier := $tiers -}}
     {{- $key := printf "%s.%s" (index $tier 0) $name -}}
     {{- $value := index (index $tier 1) $name -}}
@@ -81,6 +82,11 @@ Values do not change during a render, so the map is never recomputed.
   {{- end -}}
 {{- end -}}
 
+{{- $trustedCA := index $picked "trustedCA" | default "" -}}
+{{- if $trustedCA -}}
+  {{- include "proxykit.validate.certificates" (dict "value" $trustedCA "key" (index $from "trustedCA")) -}}
+  {{- $trustedCA = printf "%s\n" $trustedCA -}}
+{{- end -}}
 {{- $http := index $picked "http" | default "" -}}
 {{- $https := index $picked "https" | default "" -}}
 {{- $credentials := false -}}
@@ -139,6 +145,7 @@ Values do not change during a render, so the map is never recomputed.
     "existingSecret" $existingSecret
     "secretName" $secretName
     "lowercase" $lowercase
+    "trustedCA" $trustedCA
     "cluster" $composed.cluster -}}
 {{- $_ := set $settings "env" (include "proxykit.resolve.env" $settings | fromJsonArray) -}}
 {{- $_ := set $ctx "proxykitSettings" $settings -}}

@@ -177,6 +177,35 @@ Only splits; proxykit.validate.proxyURL checks. Every reader of a URL's parts
 {{- end -}}
 
 {{/*
+proxykit.validate.certificates — fail unless a value is one or more PEM certificates.
+Input:  dict "value" <string> "key" <values key named in the message>
+Output: nothing. Each block must be a "CERTIFICATE" PEM block whose body is base64
+        of DER that starts as an X.509 certificate does (a SEQUENCE with a long-form
+        length); text outside the blocks fails, so a private key pasted beside the
+        certificate never goes to a ConfigMap.
+*/}}
+{{- define "proxykit.validate.certificates" -}}
+{{- $block := "-----BEGIN CERTIFICATE-----[^-]*-----END CERTIFICATE-----" -}}
+{{- $blocks := regexFindAll $block .value -1 -}}
+{{- if not $blocks -}}
+  {{- fail (printf "proxykit: %s holds no PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----)" .key) -}}
+{{- end -}}
+{{- if trim (regexReplaceAll $block .value "") -}}
+  {{- fail (printf "proxykit: %s holds text besides PEM certificates (a private key, say); give only the CA certificates" .key) -}}
+{{- end -}}
+{{- range $i, $pem := $blocks -}}
+  {{- $body := regexReplaceAll "\\s" (trimSuffix "-----END CERTIFICATE-----" (trimPrefix "-----BEGIN CERTIFICATE-----" $pem)) "" -}}
+  {{- $der := "" -}}
+  {{- if and (regexMatch "^[A-Za-z0-9+/]+={0,2}$" $body) (eq (mod (len $body) 4) 0) -}}
+    {{- $der = b64dec $body -}}
+  {{- end -}}
+  {{- if not (or (hasPrefix "0\x82" $der) (hasPrefix "0\x83" $der)) -}}
+    {{- fail (printf "proxykit: %s: certificate %d is not a base64 DER X.509 certificate" $.key (add1 $i)) -}}
+  {{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
 proxykit.validate.secretName — fail unless a Secret name is a DNS-1123 subdomain.
 Input:  dict "value" <string> "key" <values key named in the message>
 Output: nothing.

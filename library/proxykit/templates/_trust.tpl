@@ -1,0 +1,81 @@
+{{/*
+Trust for TLS-intercepting proxies: the proxy's CA (proxy.trustedCA, or
+cluster.proxy.trustedCA, global.proxy.trustedCA) in a complete bundle that
+every container reads. The bundle is public roots plus the CA: trust-manager's
+Bundle with useDefaultCAs writes it into every namespace as ConfigMap
+proxykit-ca-bundle (cluster-proxy renders the Bundle), and these helpers mount
+it and point the clients at it.
+*/}}
+
+{{/*
+proxykit.trust.bundle — where the complete bundle lives, as JSON:
+  configMap  "proxykit-ca-bundle"             the ConfigMap in each namespace (trust-manager's target)
+  key        "ca-certificates.crt"            its key
+  mountPath  "/etc/proxykit/ca"               where containers mount it, read-only
+  file       "/etc/proxykit/ca/ca-certificates.crt"
+*/}}
+{{- define "proxykit.trust.bundle" -}}
+{{- toJson (dict "configMap" "proxykit-ca-bundle" "key" "ca-certificates.crt" "mountPath" "/etc/proxykit/ca" "file" "/etc/proxykit/ca/ca-certificates.crt") -}}
+{{- end -}}
+
+{{/*
+proxykit.trust.env — the variables that point clients at the bundle.
+Input:  dict "context" $
+Output: YAML list: SSL_CERT_FILE (Go, OpenSSL: curl, Python's ssl, Ruby),
+        REQUESTS_CA_BUNDLE (Python requests), CURL_CA_BUNDLE (curl),
+        NODE_EXTRA_CA_CERTS (Node.js); "[]" when no trustedCA is set.
+        generateEnv adds them to its proxy tier by itself.
+*/}}
+{{- define "proxykit.trust.env" -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.trust.env") -}}
+{{- $env := list -}}
+{{- if .context.proxykitSettings.trustedCA -}}
+  {{- $file := (include "proxykit.trust.bundle" . | fromJson).file -}}
+  {{- range $name := list "SSL_CERT_FILE" "REQUESTS_CA_BUNDLE" "CURL_CA_BUNDLE" "NODE_EXTRA_CA_CERTS" -}}
+    {{- $env = append $env (dict "name" $name "value" $file) -}}
+  {{- end -}}
+{{- end -}}
+{{- toYaml $env -}}
+{{- end -}}
+
+{{/*
+proxykit.trust.volumes — the Pod volume with the bundle.
+Input:  dict "context" $
+Output: YAML list with volume proxykit-ca-bundle (the ConfigMap of
+        proxykit.trust.bundle), or "[]" when no trustedCA is set.
+Usage:  volumes: {{ "{{-" }} include "proxykit.trust.volumes" (dict "context" $) | nindent 8 }}
+*/}}
+{{- define "proxykit.trust.volumes" -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.trust.volumes") -}}
+{{- $volumes := list -}}
+{{- if .context.proxykitSettings.trustedCA -}}
+  {{- $b := include "proxykit.trust.bundle" . | fromJson -}}
+  {{- $volumes = list (dict "name" "proxykit-ca-bundle" "configMap" (dict "name" $b.configMap "items" (list (dict "key" $b.key "path" $b.key)))) -}}
+{{- end -}}
+{{- toYaml $volumes -}}
+{{- end -}}
+
+{{/*
+proxykit.trust.volumeMounts — the container's read-only mount of the bundle.
+Input:  dict "context" $
+Output: YAML list with the mount at proxykit.trust.bundle's mountPath, or "[]"
+        when no trustedCA is set.
+*/}}
+{{- define "proxykit.trust.volumeMounts" -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.trust.volumeMounts") -}}
+{{- $mounts := list -}}
+{{- if .context.proxykitSettings.trustedCA -}}
+  {{- $mounts = list (dict "name" "proxykit-ca-bundle" "mountPath" (include "proxykit.trust.bundle" . | fromJson).mountPath "readOnly" true) -}}
+{{- end -}}
+{{- toYaml $mounts -}}
+{{- end -}}
+
+{{/*
+proxykit.trust.ca — the proxy's CA certificates as resolved (PEM), for the
+ConfigMap trust-manager reads and the nodes' trust store; nothing when unset.
+Input:  dict "context" $
+*/}}
+{{- define "proxykit.trust.ca" -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.trust.ca") -}}
+{{- .context.proxykitSettings.trustedCA -}}
+{{- end -}}

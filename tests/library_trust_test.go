@@ -1,0 +1,114 @@
+package tests
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// testCA makes a CA the way a TLS-intercepting proxy has one: certificate and key as PEM.
+func testCA(t testing.TB, name string) (certPEM, keyPEM string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name, Organization: []string{"proxykit tests"}},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	require.NoError(t, err)
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})), string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}))
+}
+
+// trustValues is plainProxy with a trusted CA under key (proxy, cluster.proxy or global.proxy).
+func trustValues(t *testing.T, key, ca string) string {
+	v := map[string]any{
+		"proxy":   map[string]any{"http": "http://proxy.corp:3128", "https": "http://proxy.corp:3129"},
+		"cluster": map[string]any{"podCIDRs": []string{"10.244.0.0/16"}, "serviceCIDRs": []string{"10.96.0.0/12"}, "apiServer": "10.96.0.1"},
+	}
+	switch key {
+	case "proxy":
+		v["proxy"].(map[string]any)["trustedCA"] = ca
+	case "cluster.proxy":
+		v["cluster"].(map[string]any)["proxy"] = map[string]any{"trustedCA": ca}
+	case "global.proxy":
+		v["global"] = map[string]any{"proxy": map[string]any{"trustedCA": ca}}
+	}
+	return valuesYAML(t, v)
+}
+
+const bundleFile = "/etc/proxykit/ca/ca-certificates.crt"
+
+var trustEnv = []corev1.EnvVar{
+	val("SSL_CERT_FILE", bundleFile), val("REQUESTS_CA_BUNDLE", bundleFile), val("CURL_CA_BUNDLE", bundleFile), val("NODE_EXTRA_CA_CERTS", bundleFile),
+}
+
+func TestTrustedCAReachesContainers(t *testing.T) {
+	ca, _ := testCA(t, "corp intercepting proxy")
+	for _, key := range []string{"proxy", "cluster.proxy", "global.proxy"} {
+		t.Run(key, func(t *testing.T) {
+			r := mustRenderSDK(t, fixtureChart, trustValues(t, key, ca))
+			spec := r.Deployment(t, releaseName+"-app").Spec.Template.Spec
+			app := container(t, spec, "app")
+			assert.Equal(t, withEnv(proxyEnvPlain, trustEnv...), app.Env, "the trust variables follow the proxy tier")
+			assert.Equal(t, []corev1.VolumeMount{{Name: "proxykit-ca-bundle", MountPath: "/etc/proxykit/ca", ReadOnly: true}}, app.VolumeMounts)
+			require.Len(t, spec.Volumes, 1)
+			assert.Equal(t, "proxykit-ca-bundle", spec.Volumes[0].ConfigMap.Name)
+			assert.Equal(t, []corev1.KeyToPath{{Key: "ca-certificates.crt", Path: "ca-certificates.crt"}}, spec.Volumes[0].ConfigMap.Items)
+			assert.Empty(t, container(t, spec, "sidecar").Env, `"proxy" false leaves the trust variables out too`)
+		})
+	}
+	t.Run("no trusted CA: no variables, no volume", func(t *testing.T) {
+		spec := mustRenderSDK(t, fixtureChart, plainProxy).Deployment(t, releaseName+"-app").Spec.Template.Spec
+		assert.Equal(t, proxyEnvPlain, container(t, spec, "app").Env)
+		assert.Empty(t, spec.Volumes)
+	})
+	t.Run("proxy wins over cluster.proxy", func(t *testing.T) {
+		other, _ := testCA(t, "another")
+		values := strings.Replace(trustValues(t, "proxy", ca), "cluster:\n", "cluster:\n  proxy:\n    trustedCA: "+yamlQuote(other)+"\n", 1)
+		r := mustRenderSDK(t, fixtureChart, values+"contextCheck: {helper: proxykit.trust.ca, mode: root}\n")
+		assert.Equal(t, ca, r.Secret(t, releaseName+"-context-check").StringData["output"])
+	})
+}
+
+// yamlQuote writes a string as a YAML double-quoted scalar.
+func yamlQuote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
+}
+
+func TestTrustedCABadValues(t *testing.T) {
+	ca, key := testCA(t, "corp")
+	body := strings.Split(ca, "\n")[1]
+	cases := []struct{ name, value, want string }{
+		{"not PEM", "corp-ca", "proxy.trustedCA holds no PEM certificate"},
+		{"a private key beside the certificate", ca + key, "proxy.trustedCA holds text besides PEM certificates"},
+		{"a broken body", strings.Replace(ca, body, "!"+body[1:], 1), "proxy.trustedCA: certificate 1 is not a base64 DER X.509 certificate"},
+		{"base64 that is no certificate", "-----BEGIN CERTIFICATE-----\naGVsbG8gd29ybGQ=\n-----END CERTIFICATE-----\n", "certificate 1 is not"},
+		// the template checks the PEM and DER shape (a SEQUENCE with a long-form length), not every field
+		{"the second of two broken", ca + strings.Replace(ca, body, "MAAA"+body[4:], 1), "certificate 2 is not"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := renderError(t, fixtureChart, trustValues(t, "proxy", tc.value))
+			assert.Contains(t, err, tc.want)
+			assert.NotContains(t, err, "PRIVATE KEY", "the key is never echoed")
+			assertNoTemplateCrash(t, err)
+		})
+	}
+	two, _ := testCA(t, "second")
+	mustRenderSDK(t, fixtureChart, trustValues(t, "proxy", ca+two))
+}
