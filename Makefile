@@ -113,8 +113,9 @@ YAML_FILES = ct.yaml $(shell git ls-files '*Chart.yaml' '*values.yaml' 'charts/*
 # Debian packages the tests run, installed here when missing: yamllint; the real
 # NO_PROXY clients the noproxy models are checked against (curl, wget, python3
 # with urllib and requests) and the forward proxy they go through (tinyproxy);
-# unshare, ip and mount for the private network namespace (util-linux, iproute2, mount)
-DEBIAN_PACKAGES := yamllint tinyproxy curl wget python3 python3-requests util-linux iproute2 mount
+# unshare, ip and mount for the private network namespace (util-linux, iproute2, mount); mitmproxy,
+# the TLS-intercepting proxy, and the public roots (ca-certificates) for the trusted-CA tests
+DEBIAN_PACKAGES := yamllint tinyproxy mitmproxy curl wget python3 python3-requests util-linux iproute2 mount ca-certificates
 debian-packages:
 	@dpkg -s $(DEBIAN_PACKAGES) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES) >/dev/null; }
 

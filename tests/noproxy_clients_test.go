@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,12 +57,26 @@ func playRole(role string) int {
 		}
 		time.Sleep(10 * time.Minute) // the namespace's script kills it
 		return 0
+	case "tls-echo-server":
+		// HTTPS with httptest's own certificate: only an intercepting proxy told to
+		// skip verification (mitmproxy's ssl_insecure) reaches it
+		l, err := net.Listen("tcp", ":8443")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		server := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "secure") }))
+		server.Listener = l
+		server.StartTLS()
+		time.Sleep(10 * time.Minute)
+		return 0
 	case "go-client":
 		client := &http.Client{Timeout: 5 * time.Second}
 		for _, u := range flagArgs() {
 			resp, err := client.Get(u)
 			if err != nil {
 				fmt.Println("error")
+				fmt.Fprintln(os.Stderr, err)
 				continue
 			}
 			b, _ := io.ReadAll(resp.Body)
