@@ -112,3 +112,65 @@ func TestTrustedCABadValues(t *testing.T) {
 	two, _ := testCA(t, "second")
 	mustRenderSDK(t, fixtureChart, trustValues(t, "proxy", ca+two))
 }
+
+func TestClusterProxyCarriesTheTrust(t *testing.T) {
+	ca, _ := testCA(t, "corp")
+	values := strings.Replace(clusterProxyPlain, "\nproxy:\n", "\nproxy:\n  trustedCA: "+yamlQuote(ca)+"\n", 1)
+	require.Contains(t, values, "trustedCA")
+	r, err := renderCLI(t, clusterProxyChart, values)
+	require.NoError(t, err)
+	source := r.ConfigMap(t, "proxykit-ca")
+	assert.Equal(t, "cert-manager", source.Namespace, "trust-manager's trust namespace")
+	assert.Equal(t, ca, source.Data["ca.crt"])
+	var bundle struct {
+		Metadata struct{ Name string } `json:"metadata"`
+		Spec     struct {
+			Sources []struct {
+				UseDefaultCAs *bool `json:"useDefaultCAs"`
+				ConfigMap     *struct{ Name, Key string }
+			} `json:"sources"`
+			Target struct {
+				ConfigMap struct{ Key string } `json:"configMap"`
+			} `json:"target"`
+		} `json:"spec"`
+	}
+	require.NoError(t, yamlUnmarshal(string(r.Find(t, "Bundle", "proxykit-ca-bundle").Raw), &bundle))
+	require.Len(t, bundle.Spec.Sources, 2)
+	assert.True(t, *bundle.Spec.Sources[0].UseDefaultCAs, "public roots, so the bundle can replace a client's roots")
+	assert.Equal(t, "proxykit-ca", bundle.Spec.Sources[1].ConfigMap.Name)
+	assert.Equal(t, "ca.crt", bundle.Spec.Sources[1].ConfigMap.Key)
+	// the target is what proxykit.trust.volumes mounts
+	spec := mustRenderSDK(t, fixtureChart, trustValues(t, "proxy", ca)).Deployment(t, releaseName+"-app").Spec.Template.Spec
+	assert.Equal(t, spec.Volumes[0].ConfigMap.Name, bundle.Metadata.Name)
+	assert.Equal(t, spec.Volumes[0].ConfigMap.Items[0].Key, bundle.Spec.Target.ConfigMap.Key)
+	assert.ElementsMatch(t, []string{"ConfigMap/proxykit-ca@cert-manager", "Bundle/proxykit-ca-bundle"}, objectsBySource(r)["templates/trust-bundle.yaml"])
+	// the nodes' copy, for the trust store
+	assert.Equal(t, ca, string(r.Secret(t, "wc1-systemd-proxy").Data["trustedCA"]))
+
+	t.Run("without a trusted CA: no Bundle, no key", func(t *testing.T) {
+		r := mustRenderSDK(t, clusterProxyChart, clusterProxyPlain)
+		assert.False(t, r.Has("Bundle", "proxykit-ca-bundle"))
+		assert.NotContains(t, r.Secret(t, "wc1-systemd-proxy").Data, "trustedCA")
+	})
+	t.Run("the CAPI example installs the CA before containerd restarts", func(t *testing.T) {
+		capi, err := renderCLI(t, repoPath("examples", "capi"), "clusterName: wc1\ntrustedCA: true\n")
+		require.NoError(t, err)
+		var kcp struct {
+			Spec struct {
+				KubeadmConfigSpec kubeadmConfigSpec `json:"kubeadmConfigSpec"`
+			} `json:"spec"`
+		}
+		require.NoError(t, yamlUnmarshal(string(capi.Find(t, "KubeadmControlPlane", "wc1-control-plane").Raw), &kcp))
+		commands := kcp.Spec.KubeadmConfigSpec.PreKubeadmCommands
+		assert.Equal(t, "update-ca-certificates", commands[0])
+		assert.Equal(t, "systemctl restart containerd", commands[2])
+		var keys []string
+		for _, f := range kcp.Spec.KubeadmConfigSpec.Files {
+			keys = append(keys, f.ContentFrom.Secret.Key)
+			if f.ContentFrom.Secret.Key == "trustedCA" {
+				assert.Equal(t, "/usr/local/share/ca-certificates/proxykit-proxy-ca.crt", f.Path, "where update-ca-certificates looks")
+			}
+		}
+		assert.Contains(t, keys, "trustedCA")
+	})
+}

@@ -53,19 +53,55 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 
 	self, err := os.Executable()
 	require.NoError(t, err)
-	clients := map[string]string{
+	clients := map[string]string{ // each prints the page, or fails
 		"go":              fmt.Sprintf("%s=go-client %q -- https://secure.example:8443/", testRoleVar, self),
 		"curl":            "curl -q -sS --max-time 10 https://secure.example:8443/",
 		"python-requests": "/usr/bin/python3 -c 'import requests; print(requests.get(\"https://secure.example:8443/\", timeout=10).text, end=\"\")'",
 		"python-urllib":   "/usr/bin/python3 -c 'import urllib.request; print(urllib.request.urlopen(\"https://secure.example:8443/\", timeout=10).read().decode(), end=\"\")'",
 	}
+	// a node: the files Cluster API writes from cluster-proxy's Secret, then the
+	// rendered preKubeadmCommands, with update-ca-certificates working in a
+	// throwaway trust store instead of /etc/ssl/certs
+	nodeRoot := filepath.Join(dir, "node")
+	proxySecret := mustRenderSDK(t, clusterProxyChart, valuesYAML(t, map[string]any{
+		"clusterName": "wc1",
+		"proxy":       map[string]any{"https": "http://127.0.0.1:8081", "trustedCA": ca},
+		"cluster":     map[string]any{"serviceCIDRs": "10.96.0.0/12"},
+	})).Secret(t, "wc1-systemd-proxy")
+	capi, err := renderCLI(t, repoPath("examples", "capi"), "clusterName: wc1\ntrustedCA: true\n")
+	require.NoError(t, err)
+	var kct struct {
+		Spec struct {
+			Template struct{ Spec kubeadmConfigSpec } `json:"template"`
+		} `json:"spec"`
+	}
+	require.NoError(t, yamlUnmarshal(string(capi.Find(t, "KubeadmConfigTemplate", "wc1-md-0").Raw), &kct))
+	for _, f := range kct.Spec.Template.Spec.Files {
+		data, ok := proxySecret.Data[f.ContentFrom.Secret.Key]
+		require.True(t, ok, "the Secret has no key %s", f.ContentFrom.Secret.Key)
+		require.NoError(t, os.MkdirAll(filepath.Join(nodeRoot, filepath.Dir(f.Path)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(nodeRoot, f.Path), data, 0o600))
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(nodeRoot, "etc/ssl/certs"), 0o755))
+	commands := strings.ReplaceAll(strings.Join(kct.Spec.Template.Spec.PreKubeadmCommands, "\n"), "/etc/proxykit/", nodeRoot+"/etc/proxykit/")
+	nodeScript := filepath.Join(dir, "node.sh")
+	require.NoError(t, os.WriteFile(nodeScript, []byte("systemctl() { :; }\n"+
+		fmt.Sprintf("update-ca-certificates() { command update-ca-certificates --localcertsdir %s/usr/local/share/ca-certificates --etccertsdir %s/etc/ssl/certs --hooksdir %s/hooks >/dev/null; }\n", nodeRoot, nodeRoot, nodeRoot)+
+		commands+"\ncurl -q -sS --max-time 10 --cacert "+nodeRoot+"/etc/ssl/certs/ca-certificates.crt https://secure.example:8443/\n"), 0o644))
+	clients["node"] = "bash " + nodeScript // bash: dash allows no "-" in a function name
+
 	var script strings.Builder
 	fmt.Fprintf(&script, "%s=tls-echo-server %q &\n", testRoleVar, self)
 	fmt.Fprintf(&script, "mitmdump -q --listen-host 127.0.0.1 --listen-port 8081 --set confdir=%q --set ssl_insecure=true >%q 2>&1 &\n", confdir, filepath.Join(dir, "mitmdump.log"))
 	script.WriteString(waitForPort("127.0.0.1", 8081) + waitForPort("10.96.0.30", 8443))
 	for name, cmd := range clients {
-		for variant, env := range map[string][]string{"with": with, "without": without} {
+		variants := map[string][]string{"with": with, "without": without}
+		if name == "node" {
+			variants = map[string][]string{"with": {"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}} // the node's own proxy env comes from the sourced file
+		}
+		for variant, env := range variants {
 			fmt.Fprintf(&script, "out=$(env -i PATH=/usr/bin:/bin %s %s 2>&1)\n", strings.Join(env, " "), cmd)
+			script.WriteString("echo \"$out\" | sed 's/^/  | /'\n") // shown when an assertion fails
 			fmt.Fprintf(&script, "echo \"CASE %s %s $(echo \"$out\" | grep -qx secure && echo fetched || echo refused) $(echo \"$out\" | grep -qiE 'certificate|ssl' && echo on-the-certificate || echo other)\"\n", name, variant)
 		}
 	}
@@ -84,8 +120,15 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 	}
 	for name := range clients {
 		assert.Equal(t, "fetched", got[name+" with"], "%s with the rendered trust:\n%s", name, out)
-		assert.Equal(t, "refused", got[name+" without"], "%s without the trust variables:\n%s", name, out)
+		if name != "node" {
+			assert.Equal(t, "refused", got[name+" without"], "%s without the trust variables:\n%s", name, out)
+		}
 	}
+	// the node's trust store holds the public roots and the proxy's CA
+	store, err := os.ReadFile(filepath.Join(nodeRoot, "etc/ssl/certs/ca-certificates.crt"))
+	require.NoError(t, err)
+	assert.Contains(t, string(store), strings.TrimSpace(ca))
+	assert.Greater(t, strings.Count(string(store), "BEGIN CERTIFICATE"), 100, "and Debian's public roots")
 	log, _ := os.ReadFile(filepath.Join(dir, "mitmdump.log"))
 	t.Logf("mitmdump: %s", log)
 }

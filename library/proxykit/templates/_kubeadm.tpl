@@ -18,11 +18,12 @@ Output: "<clusterName>-systemd-proxy"; fails naming clusterName when it is empty
 
 {{/*
 proxykit.kubeadm.files — KubeadmConfigSpec `files` entries for the node's proxy.
-Input:  dict "clusterName" <string>
+Input:  dict "clusterName" <string> ["trustedCA" true]
 Output: YAML list, each with contentFrom.secret pointing at proxykit.kubeadm.secretName:
           /etc/systemd/system/containerd.service.d/http-proxy.conf   key containerdProxy
           /etc/systemd/system/kubelet.service.d/http-proxy.conf      key kubeletProxy
           /etc/proxykit/proxy.env                                    key proxyEnv
+          /usr/local/share/ca-certificates/proxykit-proxy-ca.crt     key trustedCA (with "trustedCA" true)
         (owner root, mode 0600: they may carry credentials). The Secret must live in
         the namespace of the KubeadmConfig, as Cluster API reads it from there. Use
         them in KubeadmConfigTemplates (workers) and KubeadmControlPlanes alike.
@@ -33,7 +34,9 @@ Output: YAML list, each with contentFrom.secret pointing at proxykit.kubeadm.sec
 {{- range $path, $key := dict
     "/etc/systemd/system/containerd.service.d/http-proxy.conf" "containerdProxy"
     "/etc/systemd/system/kubelet.service.d/http-proxy.conf" "kubeletProxy"
-    "/etc/proxykit/proxy.env" "proxyEnv" -}}
+    "/etc/proxykit/proxy.env" "proxyEnv"
+    "/usr/local/share/ca-certificates/proxykit-proxy-ca.crt" (ternary "trustedCA" "" (eq (toString .trustedCA) "true")) -}}
+  {{- if not $key }}{{ continue }}{{ end -}}
   {{- $files = append $files (dict
       "path" $path
       "owner" "root:root"
@@ -45,14 +48,18 @@ Output: YAML list, each with contentFrom.secret pointing at proxykit.kubeadm.sec
 
 {{/*
 proxykit.kubeadm.preKubeadmCommands — commands that give systemd and kubeadm the proxy.
-Input:  dict (nothing is read)
-Output: YAML list: systemctl daemon-reload, restart containerd (already running on
-        most images; kubelet starts later under kubeadm and reads its drop-in
-        then), and source /etc/proxykit/proxy.env with every variable exported.
+Input:  dict ["trustedCA" true]
+Output: YAML list: with "trustedCA" true, update-ca-certificates first, so the
+        node trusts the intercepting proxy's CA before containerd restarts; then
+        systemctl daemon-reload, restart containerd (already running on most
+        images; kubelet starts later under kubeadm and reads its drop-in then),
+        and source /etc/proxykit/proxy.env with every variable exported.
         Cluster API runs preKubeadmCommands and kubeadm in one cloud-init script,
         so kubeadm init and join inherit the variables; the KubeadmConfig holds
         only the file's path, never the URL.
 */}}
 {{- define "proxykit.kubeadm.preKubeadmCommands" -}}
-{{- toYaml (list "systemctl daemon-reload" "systemctl restart containerd" "if [ -f /etc/proxykit/proxy.env ]; then . /etc/proxykit/proxy.env; fi") -}}
+{{- $commands := list "systemctl daemon-reload" "systemctl restart containerd" "if [ -f /etc/proxykit/proxy.env ]; then . /etc/proxykit/proxy.env; fi" -}}
+{{- if eq (toString .trustedCA) "true" }}{{ $commands = prepend $commands "update-ca-certificates" }}{{ end -}}
+{{- toYaml $commands -}}
 {{- end -}}
