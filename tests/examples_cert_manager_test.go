@@ -41,7 +41,7 @@ func TestCertManagerExampleReadsClusterValues(t *testing.T) {
 			var got map[string]any
 			require.NoError(t, yamlUnmarshal(string(raw), &got))
 			for key := range got {
-				assert.Contains(t, []string{"http_proxy", "https_proxy", "no_proxy", "extraEnv"}, key, "cert-manager's schema rejects unknown top-level keys")
+				assert.Contains(t, []string{"http_proxy", "https_proxy", "no_proxy", "extraEnv", "volumes", "volumeMounts"}, key, "cert-manager's schema rejects unknown top-level keys")
 			}
 			if name == "plain" {
 				assertCoversCluster(t, got["no_proxy"].(string))

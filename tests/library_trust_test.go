@@ -174,3 +174,33 @@ func TestClusterProxyCarriesTheTrust(t *testing.T) {
 		assert.Contains(t, keys, "trustedCA")
 	})
 }
+
+func TestChartOperatorAndCertManagerCarryTheTrust(t *testing.T) {
+	ca, _ := testCA(t, "corp")
+	values := trustValues(t, "proxy", ca)
+	spec := operatorSpec(t, mustRenderSDK(t, chartOperatorChart, values))
+	op := container(t, spec, "chart-operator")
+	assert.Equal(t, trustEnv, op.Env[6:10], "after the proxy tier")
+	assert.Equal(t, "/etc/proxykit/ca", op.VolumeMounts[0].MountPath)
+	assert.Equal(t, "proxykit-ca-bundle", spec.Volumes[0].ConfigMap.Name)
+
+	for name, v := range map[string]string{"plain": values, "credentials": strings.Replace(values, "http://proxy.corp:3128", "http://u:pw@proxy.corp:3128", 1)} {
+		t.Run("cert-manager values, "+name, func(t *testing.T) {
+			var got struct {
+				ExtraEnv     []corev1.EnvVar      `json:"extraEnv"`
+				Volumes      []corev1.Volume      `json:"volumes"`
+				VolumeMounts []corev1.VolumeMount `json:"volumeMounts"`
+			}
+			require.NoError(t, yamlUnmarshal(helpers(t, mustRenderSDK(t, fixtureChart, v))["certManager"], &got))
+			assert.Equal(t, trustEnv, got.ExtraEnv[len(got.ExtraEnv)-4:])
+			assert.Equal(t, "proxykit-ca-bundle", got.Volumes[0].ConfigMap.Name)
+			assert.Equal(t, "/etc/proxykit/ca", got.VolumeMounts[0].MountPath)
+		})
+	}
+}
+
+// operatorSpec is chart-operator's pod spec.
+func operatorSpec(t *testing.T, r *Rendered) corev1.PodSpec {
+	t.Helper()
+	return r.Deployment(t, releaseName).Spec.Template.Spec
+}
