@@ -59,3 +59,23 @@ Input: dict "list" <containers|initContainers|ephemeralContainers> "env" <EnvVar
 {{ $t }}{name: {{ toJson .env.name }}, value: {{ toJson .env.value }}}
 {{- end -}}
 {{- end -}}
+
+{{/*
+proxy-policies.kyvernoExclude — the exclude block every Kyverno rule shares:
+excluded namespaces, Pod name patterns and the opt-out annotations.
+Input: the root context. Output: YAML (the value of `exclude:`).
+*/}}
+{{- define "proxy-policies.kyvernoExclude" -}}
+any:
+  - resources:
+      namespaces: {{ include "proxy-policies.excludedNamespaces" . }}
+  {{- with .Values.exclude.names }}
+  - resources:
+      names: {{ toJson . }}
+  {{- end }}
+  {{- range $key, $value := include "proxy-policies.optOutAnnotations" . | fromJson }}
+  - resources:
+      annotations:
+        {{ $key }}: {{ $value | quote }}
+  {{- end }}
+{{- end -}}

@@ -50,7 +50,9 @@ Usage:  volumes: {{ "{{-" }} include "proxykit.trust.volumes" (dict "context" $)
 {{- $volumes := list -}}
 {{- if .context.proxykitSettings.trustedCA -}}
   {{- $b := include "proxykit.trust.bundle" . | fromJson -}}
-  {{- $volumes = list (dict "name" "proxykit-ca-bundle" "configMap" (dict "name" $b.configMap "items" (list (dict "key" $b.key "path" $b.key)))) -}}
+  {{- /* the whole ConfigMap, whose one key is the file: no items list, which admission
+         policies could not add (ApplyConfiguration rejects new atomic lists) */ -}}
+  {{- $volumes = list (dict "name" "proxykit-ca-bundle" "configMap" (dict "name" $b.configMap)) -}}
 {{- end -}}
 {{- toYaml $volumes -}}
 {{- end -}}

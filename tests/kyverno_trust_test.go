@@ -1,0 +1,61 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// TestKyvernoInjectsTheTrust: with proxy.trustedCA the real Kyverno engine adds
+// the four trust variables, the bundle volume once, and a read-only mount to
+// every container, init and ephemeral container, keeping a container's own mount
+// at that path and leaving opted-out Pods alone.
+func TestKyvernoInjectsTheTrust(t *testing.T) {
+	ca, _ := testCA(t, "corp")
+	values := strings.Replace(policyValuesPlain, "proxy:\n", "proxy:\n  trustedCA: "+yamlQuote(ca)+"\n", 1)
+	require.Contains(t, values, "trustedCA")
+	cases := podCases()
+	ownMount := pod("own-mount", "apps", nil, ctr("app"))
+	ownMount.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "corp-ca", MountPath: "/etc/proxykit/ca"}}
+	ownMount.Spec.Volumes = []corev1.Volume{{Name: "corp-ca", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	cases = append(cases, podCase{name: "own mount at the bundle's path", pod: ownMount, injected: true})
+	var pods []corev1.Pod
+	for _, c := range cases {
+		pods = append(pods, c.pod)
+	}
+	mutated := kyvernoApply(t, values, pods)
+	mount := corev1.VolumeMount{Name: "proxykit-ca-bundle", MountPath: "/etc/proxykit/ca", ReadOnly: true}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := mutated[c.pod.Name]
+			assertInjection(t, c.pod, got, withEnv(policyProxyEnv, trustEnv...), c.injected, false)
+			var bundles []corev1.Volume
+			for _, v := range got.Spec.Volumes {
+				if v.Name == "proxykit-ca-bundle" {
+					bundles = append(bundles, v)
+				}
+			}
+			if !c.injected {
+				assert.Empty(t, bundles, "no volume")
+				assert.Equal(t, c.pod.Spec.Containers[0].VolumeMounts, got.Spec.Containers[0].VolumeMounts)
+				return
+			}
+			require.Len(t, bundles, 1, "the bundle volume, once")
+			assert.Equal(t, "proxykit-ca-bundle", bundles[0].ConfigMap.Name)
+			all := append(append([]corev1.Container{}, got.Spec.InitContainers...), got.Spec.Containers...)
+			for _, e := range got.Spec.EphemeralContainers {
+				all = append(all, corev1.Container(e.EphemeralContainerCommon))
+			}
+			for i, ctr := range all {
+				if c.pod.Name == "own-mount" {
+					assert.Equal(t, ownMount.Spec.Containers[0].VolumeMounts, ctr.VolumeMounts, "the container's own mount stays")
+					continue
+				}
+				assert.Equal(t, []corev1.VolumeMount{mount}, ctr.VolumeMounts, "container %d (%s)", i, ctr.Name)
+			}
+		})
+	}
+}
