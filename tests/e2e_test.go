@@ -122,6 +122,50 @@ func TestE2E(t *testing.T) {
 		assert.Equal(t, []corev1.EnvVar{val("TZ", "UTC"), policyProxyEnv[0], configMapRef("HTTPS_PROXY", "proxy", "url")}, env[:3])
 	})
 
+	t.Run("native policy injects a trusted CA", func(t *testing.T) {
+		ca, _ := testCA(t, "corp")
+		rel := &releases[0]
+		rel.values = strings.Replace(rel.values, "proxy:\n", "proxy:\n  trustedCA: "+yamlQuote(ca)+"\n", 1)
+		require.Contains(t, rel.values, "trustedCA")
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, *rel), rel.chart, rel.name), "helm upgrade %s", rel.name)
+		waitFor(t, cp, "apps", ctr("canary"), func(c corev1.Container) bool { return envMap(c.Env)["SSL_CERT_FILE"].Value == bundleFile })
+		withInit := pod("trust", "apps", nil, ctr("app"), ctr("own-mount"))
+		withInit.Spec.InitContainers = []corev1.Container{ctr("init")}
+		withInit.Spec.Containers[1].VolumeMounts = []corev1.VolumeMount{{Name: "corp-ca", MountPath: "/etc/proxykit/ca"}}
+		withInit.Spec.Volumes = []corev1.Volume{{Name: "corp-ca", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+		stored := createPod(t, cp, withInit)
+		mount := corev1.VolumeMount{Name: "proxykit-ca-bundle", MountPath: "/etc/proxykit/ca", ReadOnly: true}
+		// the API server's ServiceAccount admission adds kube-api-access-*: left out here
+		mounts := func(c corev1.Container) []corev1.VolumeMount {
+			var out []corev1.VolumeMount
+			for _, m := range c.VolumeMounts {
+				if !strings.HasPrefix(m.Name, "kube-api-access-") {
+					out = append(out, m)
+				}
+			}
+			return out
+		}
+		assert.Equal(t, []corev1.VolumeMount{mount}, mounts(stored.Spec.Containers[0]))
+		assert.Equal(t, []corev1.VolumeMount{mount}, mounts(stored.Spec.InitContainers[0]))
+		assert.Equal(t, withInit.Spec.Containers[1].VolumeMounts, mounts(stored.Spec.Containers[1]), "an own mount at that path stays")
+		var names []string
+		for _, v := range stored.Spec.Volumes {
+			if strings.HasPrefix(v.Name, "kube-api-access-") {
+				continue
+			}
+			names = append(names, v.Name)
+			if v.Name == "proxykit-ca-bundle" {
+				assert.Equal(t, "proxykit-ca-bundle", v.ConfigMap.Name)
+			}
+		}
+		assert.ElementsMatch(t, []string{"corp-ca", "proxykit-ca-bundle"}, names)
+		for _, c := range append(stored.Spec.InitContainers, stored.Spec.Containers...) {
+			for _, e := range trustEnv {
+				assert.Equal(t, e, envMap(c.Env)[e.Name], "%s in %s", e.Name, c.Name)
+			}
+		}
+	})
+
 	t.Run("helm uninstall leaves nothing behind", func(t *testing.T) {
 		for _, rel := range releases {
 			docs := renderRelease(t, rel).Docs
