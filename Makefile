@@ -11,6 +11,7 @@ APISERVER := $(BIN)/kube-apiserver
 ETCD      := $(BIN)/etcd
 HELM_DOCS := $(BIN)/helm-docs
 OCI_REGISTRY := $(BIN)/registry
+TRUST_MANAGER := $(BIN)/trust-manager
 DIST      := dist
 
 DEMO_CHART  := examples/consumer-app
@@ -21,7 +22,7 @@ DEMO_VALUES := examples/providers/eks.yaml
 all: test
 
 ## tools: build the test binaries from pinned Go modules (Kyverno takes minutes the first time)
-tools: $(HELM) $(HELM4) $(KYVERNO) $(APISERVER) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY)
+tools: $(HELM) $(HELM4) $(KYVERNO) $(APISERVER) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER)
 
 # the helm CLI from the helm.sh/helm/v3 version pinned in go.mod
 $(HELM): go.mod go.sum
@@ -56,6 +57,11 @@ $(HELM_DOCS): tools/helm-docs/go.mod tools/helm-docs/go.sum
 $(OCI_REGISTRY): tools/registry/go.mod tools/registry/go.sum tools/registry/main.go
 	@mkdir -p $(BIN)
 	cd tools/registry && $(GO) build -o $@ .
+
+# trust-manager's controller, run against the loopback kube-apiserver by the trusted-CA tests
+$(TRUST_MANAGER): tools/trust-manager/go.mod tools/trust-manager/go.sum
+	@mkdir -p $(BIN)
+	cd tools/trust-manager && $(GO) build -o $@ github.com/cert-manager/trust-manager/cmd/trust-manager
 
 ## docs: regenerate the chart READMEs (library/proxykit and charts/*) with helm-docs
 docs: $(HELM_DOCS)

@@ -305,11 +305,18 @@ func (o *objectClient) mustBeGone(t testing.TB, d Doc, releaseNamespace string) 
 // module cache (the version tools/kyverno pins), and waits until they are served.
 func applyKyvernoCRDs(t *testing.T, cp *controlPlane, o *objectClient) {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/kyverno/kyverno")
-	cmd.Dir = repoPath("tools", "kyverno")
+	applyModuleCRDs(t, o, "github.com/kyverno/kyverno", "kyverno", "config/crds/kyverno/*.yaml", schema.GroupVersionKind{Group: "kyverno.io", Version: "v1", Kind: "ClusterPolicy"})
+}
+
+// applyModuleCRDs creates the CRDs a Go module ships (located through the
+// tools/<toolsDir> module that pins it) and waits until served is.
+func applyModuleCRDs(t *testing.T, o *objectClient, module, toolsDir, glob string, served schema.GroupVersionKind) {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module)
+	cmd.Dir = repoPath("tools", toolsDir)
 	out, err := cmd.Output()
-	require.NoError(t, err, "locate the Kyverno module")
-	files, err := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), "config", "crds", "kyverno", "*.yaml"))
+	require.NoError(t, err, "locate the module %s", module)
+	files, err := filepath.Glob(filepath.Join(strings.TrimSpace(string(out)), glob))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	for _, f := range files {
@@ -325,10 +332,10 @@ func applyKyvernoCRDs(t *testing.T, cp *controlPlane, o *objectClient) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		o.mapper.Reset()
-		if _, err := o.mapper.RESTMapping(schema.GroupKind{Group: "kyverno.io", Kind: "ClusterPolicy"}, "v1"); err == nil {
+		if _, err := o.mapper.RESTMapping(served.GroupKind(), served.Version); err == nil {
 			return
 		}
-		require.True(t, time.Now().Before(deadline), "Kyverno CRDs never became served")
+		require.True(t, time.Now().Before(deadline), "%s never became served", served)
 		time.Sleep(200 * time.Millisecond)
 	}
 }
