@@ -83,16 +83,47 @@ func TestExplainJSON(t *testing.T) {
 	}, got)
 }
 
-// helmTemplate renders the example consumer chart with the helm CLI that `make tools` builds.
+// helmTemplate renders the example consumer chart with the helm CLI that `make
+// tools` builds, from a copy of the chart and the library in a temp dir (so the
+// chart's file:// dependency resolves without touching the work tree).
 func helmTemplate(t *testing.T, values string) string {
 	t.Helper()
 	helm, err := filepath.Abs("../../bin/helm")
 	require.NoError(t, err)
 	_, err = os.Stat(helm)
 	require.NoError(t, err, "bin/helm is missing: run `make tools`")
-	out, err := exec.Command(helm, "template", "shop", "../../examples/consumer-app", "-f", values).CombinedOutput()
+	root := t.TempDir()
+	for _, dir := range []string{"library/proxykit", "examples/consumer-app"} {
+		copyDir(t, filepath.Join("../..", dir), filepath.Join(root, dir))
+	}
+	chart := filepath.Join(root, "examples", "consumer-app")
+	out, err := exec.Command(helm, "dependency", "update", "--skip-refresh", chart).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	out, err = exec.Command(helm, "template", "shop", chart, "-f", values).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return string(out)
+}
+
+// copyDir copies a directory tree, leaving out charts/ (fetched dependencies).
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			if rel == "charts" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	}))
 }
 
 func TestCheckReadsHelmTemplateOutput(t *testing.T) {
