@@ -204,7 +204,17 @@ func TestProxyPoliciesCredentials(t *testing.T) {
 	assert.Equal(t, "true", role.Labels["rbac.kyverno.io/aggregate-to-background-controller"])
 
 	native := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, r.Find(t, "MutatingAdmissionPolicy", "inject-proxy-env"))
-	assert.Contains(t, native.Spec.Mutations[0].ApplyConfiguration.Expression, `secretKeyRef{name: "`+secretName+`", key: "HTTP_PROXY"}`)
+	// secretKeyRef is an atomic struct an apply configuration may not add: a JSON patch appends it
+	require.Equal(t, admissionv1.PatchTypeJSONPatch, native.Spec.Mutations[0].PatchType)
+	assert.Contains(t, native.Spec.Mutations[0].JSONPatch.Expression, `"secretKeyRef": {"name": "`+secretName+`", "key": "HTTP_PROXY"}`)
+	for _, m := range native.Spec.Mutations {
+		if m.ApplyConfiguration != nil {
+			assert.NotContains(t, m.ApplyConfiguration.Expression, "secretKeyRef")
+		}
+	}
+	// only namespaces with a copy of the Secret
+	assert.Equal(t, "namespace-holds-the-proxy-secret", native.Spec.MatchConditions[0].Name)
+	assert.Equal(t, `["apps", "batch"].exists(n, request.namespace == n)`, native.Spec.MatchConditions[0].Expression)
 	assertNoCredentialsOutsideSecrets(t, r)
 }
 
@@ -222,6 +232,7 @@ func TestProxyPoliciesBadValues(t *testing.T) {
 		{"proxy URL", "proxy: {https: proxy:3128}", "proxy.https"},
 		{"service CIDR", "proxy: {https: 'http://p:1'}\ncluster: {serviceCIDRs: [fd00::/129]}", "cluster.serviceCIDRs"},
 		{"secret namespace", "native: {secretNamespaces: [Apps]}", "/native/secretNamespaces/0"},
+		{"credentials without secret namespaces", "proxy: {https: 'http://u:p@p:1'}\ncluster: {serviceCIDRs: [10.96.0.0/12]}\nnative: {enabled: true}", "native.secretNamespaces"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { assertFailsNaming(t, proxyPoliciesChart, tc.values, tc.want) })

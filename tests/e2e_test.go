@@ -166,6 +166,42 @@ func TestE2E(t *testing.T) {
 		}
 	})
 
+	t.Run("native policy with credentials: secretKeyRefs, only where the Secret is", func(t *testing.T) {
+		rel := &releases[0]
+		rel.values = strings.Replace(rel.values, "http: http://proxy.corp.example:3128", `http: "http://svc-user:Zq%40w%&+@proxy.corp.example:3128"`, 1) +
+			"native: {enabled: true, secretNamespaces: [apps]}\n"
+		require.Contains(t, rel.values, "svc-user")
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, *rel), rel.chart, rel.name), "helm upgrade %s", rel.name)
+		secret := releaseName + "-proxy-credentials"
+		waitFor(t, cp, "apps", ctr("canary"), func(c corev1.Container) bool {
+			e := envMap(c.Env)["HTTP_PROXY"]
+			return e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil
+		})
+		// the copy the secretKeyRefs read is in apps, byte for byte
+		copy, err := cp.Client.CoreV1().Secrets("apps").Get(context.Background(), secret, metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, "http://svc-user:Zq%40w%&+@proxy.corp.example:3128", string(copy.Data["HTTP_PROXY"]))
+
+		withInit := pod("creds", "apps", nil, ctr("app", val("TZ", "UTC"), val("https_proxy", "http://own:1")))
+		withInit.Spec.InitContainers = []corev1.Container{ctr("init")}
+		stored := createPod(t, cp, withInit)
+		for _, c := range append(stored.Spec.InitContainers, stored.Spec.Containers...) {
+			env := envMap(c.Env)
+			for _, name := range []string{"HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"} {
+				require.NotNil(t, env[name].ValueFrom, "%s in %s", name, c.Name)
+				assert.Equal(t, secret, env[name].ValueFrom.SecretKeyRef.Name, "%s in %s", name, c.Name)
+			}
+			for _, e := range trustEnv {
+				assert.Equal(t, e, env[e.Name], "the trust stays: %s in %s", e.Name, c.Name)
+			}
+		}
+		app := stored.Spec.Containers[0].Env
+		assert.Equal(t, []corev1.EnvVar{val("TZ", "UTC"), val("https_proxy", "http://own:1")}, app[:2], "own entries first, untouched")
+		// a namespace without the copy: admitted unchanged, never with a reference to a missing Secret
+		elsewhere := createPod(t, cp, pod("creds-elsewhere", "team-a", nil, ctr("app")))
+		assert.Empty(t, elsewhere.Spec.Containers[0].Env)
+	})
+
 	t.Run("helm uninstall leaves nothing behind", func(t *testing.T) {
 		for _, rel := range releases {
 			docs := renderRelease(t, rel).Docs

@@ -120,6 +120,7 @@ func TestKyvernoCredentials(t *testing.T) {
 		"http: http://proxy.corp.example:3128\n  https: http://proxy.corp.example:3129",
 		`http: "http://svc-user:Zq%40w%&+@proxy.corp.example:3128"`+"\n"+`  https: "http://svc-user:Zq%40w%&+@proxy.corp.example:3129"`, 1)
 	require.Contains(t, values, "svc-user")
+	values += "native: {enabled: true, secretNamespaces: [apps]}\n"
 	cases := podCases()[:3]
 	var pods []corev1.Pod
 	for _, c := range cases {

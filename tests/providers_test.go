@@ -44,7 +44,7 @@ func TestProviderValuesAgainstEveryChart(t *testing.T) {
 		require.NoError(t, err)
 		for name, chart := range charts {
 			t.Run(p.file+"/"+name, func(t *testing.T) {
-				r := mustRenderSDK(t, chart, string(values)+"\nnative: {enabled: true}\n")
+				r := mustRenderSDK(t, chart, string(values)+"\nnative: {enabled: true, secretNamespaces: [apps]}\n")
 				found := noProxyValues(r)
 				require.NotEmpty(t, found, "%s renders no NO_PROXY", name)
 				for _, noProxy := range found {

@@ -26,7 +26,7 @@ func TestEveryChartIsProxyReady(t *testing.T) {
 		require.NoError(t, err)
 		for _, chart := range charts {
 			t.Run(p.file+"/"+filepath.Base(chart), func(t *testing.T) {
-				m := proxytest.Render(t, chart, proxytest.Values(string(values)), proxytest.Values("native: {enabled: true}"), proxytest.Release(releaseName, namespace))
+				m := proxytest.Render(t, chart, proxytest.Values(string(values)), proxytest.Values("native: {enabled: true, secretNamespaces: [apps]}"), proxytest.Release(releaseName, namespace))
 				require.NotEmpty(t, m.Objects)
 				cluster, err := proxytest.ClusterFromValues(m.Values)
 				require.NoError(t, err)

@@ -79,3 +79,14 @@ any:
         {{ $key }}: {{ $value | quote }}
   {{- end }}
 {{- end -}}
+
+{{/*
+proxy-policies.celEnvList — EnvVars as a CEL list of plain maps, for JSON patches.
+Input: a list of EnvVar maps (value or valueFrom.secretKeyRef). Output: e.g.
+[{"name": dyn("HTTP_PROXY"), "valueFrom": dyn({"secretKeyRef": {"name": "s", "key": "HTTP_PROXY"}})}].
+dyn() lets one map hold a string and a map; typed Object values in a JSON patch
+crash the API server's conversion (a probe on 1.36 showed it).
+*/}}
+{{- define "proxy-policies.celEnvList" -}}
+[{{ range $i, $e := . }}{{ if $i }}, {{ end }}{"name": dyn({{ toJson $e.name }}), {{ with dig "valueFrom" "secretKeyRef" dict $e }}"valueFrom": dyn({"secretKeyRef": {"name": {{ toJson .name }}, "key": {{ toJson .key }}}}){{ else }}"value": dyn({{ toJson $e.value }}){{ end }}}{{ end }}]
+{{- end -}}
