@@ -88,11 +88,12 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 			assert.Equal(t, []string{"CREATE"}, res.Operations)
 		}
 		excluded := rule.Exclude.Any
-		require.Len(t, excluded, 4, rule.Name)
-		assert.ElementsMatch(t, []string{"kube-system", policyNamespace, "kyverno"}, excluded[0].Resources.Namespaces)
+		require.Len(t, excluded, 5, rule.Name)
+		assert.ElementsMatch(t, []string{"kube-system", "monitoring", "kube-p*", policyNamespace, "kyverno"}, excluded[0].Resources.Namespaces)
 		assert.Equal(t, []string{"capi-*"}, excluded[1].Resources.Names)
-		assert.Equal(t, map[string]string{"policies.kyverno.io/inject-proxy-env": "exclude"}, excluded[2].Resources.Annotations)
-		assert.Equal(t, map[string]string{"proxykit.io/inject": "false"}, excluded[3].Resources.Annotations)
+		assert.Equal(t, map[string]string{"kubernetes.azure.com/no-http-proxy-vars": "true"}, excluded[2].Resources.Annotations, "AKS's opt-out")
+		assert.Equal(t, map[string]string{"policies.kyverno.io/inject-proxy-env": "exclude"}, excluded[3].Resources.Annotations)
+		assert.Equal(t, map[string]string{"proxykit.io/inject": "false"}, excluded[4].Resources.Annotations)
 
 		// one JSON patch per container, never strategic merge
 		require.Len(t, rule.Mutate.Foreach, 1, rule.Name)
@@ -141,7 +142,8 @@ func TestProxyPoliciesNative(t *testing.T) {
 	for _, c := range policy.Spec.MatchConditions {
 		conditions[c.Name] = c.Expression
 	}
-	assert.Contains(t, conditions["namespace-not-excluded"], `["kube-system", "proxykit-test", "kyverno"]`)
+	assert.Contains(t, conditions["namespace-not-excluded"], `["^kube-system$", "^monitoring$", "^kube-p.*$", "^proxykit-test$", "^kyverno$"].exists(r, request.namespace.matches(r))`,
+		"patterns as in Kyverno; kube-system although the values list does not name it")
 	assert.Contains(t, conditions["name-not-excluded"], `["^capi-.*$"]`)
 	assert.Contains(t, conditions["not-opted-out"], `object.metadata.annotations["proxykit.io/inject"] == "false"`)
 	rules := policy.Spec.MatchConstraints.ResourceRules
@@ -159,7 +161,7 @@ kyverno: {namespace: policy-engine}
 	p := decodePolicy(t, r, "inject-proxy-env")
 	for _, rule := range p.Spec.Rules {
 		assert.Equal(t, []string{"apps", "team-*"}, rule.Match.Any[0].Resources.Namespaces)
-		assert.ElementsMatch(t, []string{"monitoring", policyNamespace, "policy-engine"}, rule.Exclude.Any[0].Resources.Namespaces)
+		assert.ElementsMatch(t, []string{"kube-system", "monitoring", policyNamespace, "policy-engine"}, rule.Exclude.Any[0].Resources.Namespaces, "kube-system stays excluded")
 	}
 	native := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, r.Find(t, "MutatingAdmissionPolicy", "inject-proxy-env"))
 	var included string

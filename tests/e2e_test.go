@@ -42,7 +42,7 @@ func TestE2E(t *testing.T) {
 	t.Logf("etcd + kube-apiserver ready in %s", cp.StartedIn.Round(time.Millisecond))
 	objects := newObjectClient(t, cp)
 	applyKyvernoCRDs(t, cp, objects)
-	for _, ns := range []string{"kube-system", namespace, "apps", "team-a", "kyverno", "batch", "charts"} {
+	for _, ns := range []string{"kube-system", "kube-public", namespace, "apps", "team-a", "kyverno", "batch", "charts"} {
 		cp.ensureNamespace(t, ns)
 	}
 

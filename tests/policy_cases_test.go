@@ -24,6 +24,9 @@ cluster:
   metadataEndpoints: false
 exclude:
   names: ["capi-*"]
+# kube-system is excluded even though the list does not name it; kube-public by the pattern
+namespaces:
+  exclude: [monitoring, "kube-p*"]
 native:
   enabled: true
 `
@@ -86,6 +89,8 @@ func podCases() []podCase {
 		{name: "opt-out kyverno annotation", pod: pod("opt-out-kyverno", "apps", map[string]string{"policies.kyverno.io/inject-proxy-env": "exclude"}, ctr("app")), injected: false},
 		{name: "opt-in annotation value is not an opt-out", pod: pod("inject-true", "apps", map[string]string{"proxykit.io/inject": "true"}, ctr("app")), injected: true},
 		{name: "name pattern", pod: pod("capi-controller-manager", "apps", nil, ctr("manager")), injected: false},
+		{name: "opt-out AKS annotation", pod: pod("opt-out-aks", "apps", map[string]string{"kubernetes.azure.com/no-http-proxy-vars": "true"}, ctr("app")), injected: false},
+		{name: "excluded namespace pattern kube-*", pod: pod("in-kube-public", "kube-public", nil, ctr("app")), injected: false},
 	}
 }
 

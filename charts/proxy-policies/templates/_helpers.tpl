@@ -7,11 +7,12 @@ app.kubernetes.io/part-of: proxykit
 {{- end -}}
 
 {{/*
-proxy-policies.excludedNamespaces — namespaces.exclude, the release namespace and,
+proxy-policies.excludedNamespaces — kube-system (always, also when namespaces.exclude
+is set), namespaces.exclude (patterns with * and ?), the release namespace and,
 with Kyverno, the engine's namespace. Output: JSON list.
 */}}
 {{- define "proxy-policies.excludedNamespaces" -}}
-{{- $ns := concat (.Values.namespaces.exclude | default list) (list .Release.Namespace) -}}
+{{- $ns := concat (list "kube-system") (.Values.namespaces.exclude | default list) (list .Release.Namespace) -}}
 {{- if .Values.kyverno.enabled }}{{ $ns = append $ns .Values.kyverno.namespace }}{{ end -}}
 {{- toJson (uniq $ns) -}}
 {{- end -}}
@@ -27,7 +28,7 @@ proxy-policies.containerLists — the Pod spec lists that get proxy env. Output:
 proxy-policies.optOutAnnotations — a Pod carrying any of these is left alone. Output: JSON map.
 */}}
 {{- define "proxy-policies.optOutAnnotations" -}}
-{{- toJson (dict "proxykit.io/inject" "false" "policies.kyverno.io/inject-proxy-env" "exclude") -}}
+{{- toJson (dict "proxykit.io/inject" "false" "policies.kyverno.io/inject-proxy-env" "exclude" "kubernetes.azure.com/no-http-proxy-vars" "true") -}}
 {{- end -}}
 
 {{/*
