@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit/internal/testfs"
 )
 
 const goodNoProxy = "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,169.254.169.254,metadata.google.internal,168.63.129.16"
@@ -142,23 +144,7 @@ func TestContainersOfEveryWorkloadKind(t *testing.T) {
 func copyChart(t *testing.T, from string) string {
 	t.Helper()
 	to := filepath.Join(t.TempDir(), filepath.Base(from))
-	require.NoError(t, filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			if rel == "charts" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	}))
+	testfs.CopyTree(t, from, to, "charts")
 	return to
 }
 

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit/internal/testfs"
 )
 
 // TestConsumerOutsideTheRepository: a chart author's chart and test module in a
@@ -47,24 +49,8 @@ func TestConsumerOutsideTheRepository(t *testing.T) {
 	assert.Contains(t, out, "container agent: missing-proxy-env: HTTP_PROXY is not set")
 }
 
-// copyTree copies a directory, leaving out the folder named skip.
+// copyTree copies a directory, leaving out the top-level folder named skip ("" for none).
 func copyTree(t *testing.T, from, to, skip string) {
 	t.Helper()
-	require.NoError(t, filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			if skip != "" && rel == skip {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	}))
+	testfs.CopyTree(t, from, to, skip)
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit/internal/testfs"
 )
 
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -94,7 +96,7 @@ func helmTemplate(t *testing.T, values string) string {
 	require.NoError(t, err, "bin/helm is missing: run `make tools`")
 	root := t.TempDir()
 	for _, dir := range []string{"library/proxykit", "examples/consumer-app"} {
-		copyDir(t, filepath.Join("../..", dir), filepath.Join(root, dir))
+		testfs.CopyTree(t, filepath.Join("../..", dir), filepath.Join(root, dir), "charts")
 	}
 	chart := filepath.Join(root, "examples", "consumer-app")
 	out, err := exec.Command(helm, "dependency", "update", "--skip-refresh", chart).CombinedOutput()
@@ -102,28 +104,6 @@ func helmTemplate(t *testing.T, values string) string {
 	out, err = exec.Command(helm, "template", "shop", chart, "-f", values).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return string(out)
-}
-
-// copyDir copies a directory tree, leaving out charts/ (fetched dependencies).
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	require.NoError(t, filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			if rel == "charts" {
-				return filepath.SkipDir
-			}
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	}))
 }
 
 func TestCheckReadsHelmTemplateOutput(t *testing.T) {
