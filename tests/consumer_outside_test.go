@@ -19,9 +19,9 @@ import (
 func TestConsumerOutsideTheRepository(t *testing.T) {
 	t.Parallel() // slow and independent: overlaps the other slow tests
 	dir := filepath.Join(t.TempDir(), "my-chart")
-	copyTree(t, consumerApp, dir, "charts")
+	testfs.CopyTree(t, consumerApp, dir, "charts")
 	// the test reads ../providers/*.yaml: give it a providers folder beside the chart
-	copyTree(t, repoPath("examples", "providers"), filepath.Join(filepath.Dir(dir), "providers"), "")
+	testfs.CopyTree(t, repoPath("examples", "providers"), filepath.Join(filepath.Dir(dir), "providers"))
 	goMod := filepath.Join(dir, "go.mod")
 	b, err := os.ReadFile(goMod)
 	require.NoError(t, err)
@@ -47,10 +47,4 @@ func TestConsumerOutsideTheRepository(t *testing.T) {
 	out, err = goTest()
 	require.Error(t, err)
 	assert.Contains(t, out, "container agent: missing-proxy-env: HTTP_PROXY is not set")
-}
-
-// copyTree copies a directory, leaving out the top-level folder named skip ("" for none).
-func copyTree(t *testing.T, from, to, skip string) {
-	t.Helper()
-	testfs.CopyTree(t, from, to, skip)
 }

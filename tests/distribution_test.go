@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/proxykit/proxykit/internal/testfs"
 	"github.com/proxykit/proxykit/proxytest"
 )
 
@@ -61,7 +62,7 @@ func packageDist(t *testing.T) string {
 func consumerOutside(t *testing.T, repository string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "consumer-app")
-	copyTree(t, consumerApp, dir, "charts")
+	testfs.CopyTree(t, consumerApp, dir, "charts")
 	chartYAML := filepath.Join(dir, "Chart.yaml")
 	b, err := os.ReadFile(chartYAML)
 	require.NoError(t, err)

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"math/big"
 	"strings"
@@ -85,9 +86,10 @@ func TestTrustedCAReachesContainers(t *testing.T) {
 	})
 }
 
-// yamlQuote writes a string as a YAML double-quoted scalar.
+// yamlQuote writes a string as a YAML double-quoted scalar: a JSON string is one.
 func yamlQuote(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s) + `"`
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 func TestTrustedCABadValues(t *testing.T) {

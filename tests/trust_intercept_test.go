@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,7 +22,8 @@ import (
 func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 	t.Parallel() // slow and independent: overlaps the other slow tests
 	for _, tool := range []string{"mitmdump", "curl", "/usr/bin/python3"} {
-		require.FileExists(t, lookPath(t, tool), "%s is missing: `make debian-packages` installs it", tool)
+		_, err := exec.LookPath(tool)
+		require.NoError(t, err, "%s is missing: `make debian-packages` installs it", tool)
 	}
 	ca, key := testCA(t, "corp intercepting proxy")
 	dir := t.TempDir()
@@ -132,19 +134,3 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(dir, "mitmdump.log"))
 	t.Logf("mitmdump: %s", log)
 }
-
-// lookPath finds a program on PATH, or returns the name when it is a path.
-func lookPath(t *testing.T, name string) string {
-	t.Helper()
-	if strings.HasPrefix(name, "/") {
-		return name
-	}
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
-		if p := filepath.Join(dir, name); fileExists(p) {
-			return p
-		}
-	}
-	return name
-}
-
-func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
