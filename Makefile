@@ -6,6 +6,8 @@ export PATH := $(BIN):$(PATH)
 
 HELM      := $(BIN)/helm
 KYVERNO   := $(BIN)/kyverno
+KYVERNO_CONTROLLERS := $(BIN)/kyverno-admission-controller $(BIN)/kyverno-background-controller
+AGGREGATION := $(BIN)/clusterrole-aggregation
 HELM4     := $(BIN)/helm4
 APISERVER := $(BIN)/kube-apiserver
 ETCD      := $(BIN)/etcd
@@ -22,7 +24,7 @@ DEMO_VALUES := examples/providers/eks.yaml
 all: test
 
 ## tools: build the test binaries from pinned Go modules (Kyverno takes minutes the first time)
-tools: $(HELM) $(HELM4) $(KYVERNO) $(APISERVER) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER)
+tools: $(HELM) $(HELM4) $(KYVERNO) $(KYVERNO_CONTROLLERS) $(APISERVER) $(AGGREGATION) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER)
 
 # the helm CLI from the helm.sh/helm/v3 version pinned in go.mod
 $(HELM): go.mod go.sum
@@ -39,6 +41,16 @@ $(KYVERNO): tools/kyverno/go.mod tools/kyverno/go.sum
 	@mkdir -p $(BIN)
 	cd tools/kyverno && $(GO) build -o $@ github.com/kyverno/kyverno/cmd/cli/kubectl-kyverno
 
+# Kyverno's admission and background controllers, which the admission tests run
+# out-of-cluster against the loopback API server (most packages shared with the CLI)
+$(BIN)/kyverno-admission-controller: tools/kyverno/go.mod tools/kyverno/go.sum
+	@mkdir -p $(BIN)
+	cd tools/kyverno && $(GO) build -o $@ github.com/kyverno/kyverno/cmd/kyverno
+
+$(BIN)/kyverno-background-controller: tools/kyverno/go.mod tools/kyverno/go.sum
+	@mkdir -p $(BIN)
+	cd tools/kyverno && $(GO) build -o $@ github.com/kyverno/kyverno/cmd/background-controller
+
 # kube-apiserver and etcd for the end-to-end tests (kube-apiserver takes minutes the first time)
 $(APISERVER): tools/apiserver/go.mod tools/apiserver/go.sum
 	@mkdir -p $(BIN)
@@ -47,6 +59,11 @@ $(APISERVER): tools/apiserver/go.mod tools/apiserver/go.sum
 $(ETCD): tools/apiserver/go.mod tools/apiserver/go.sum tools/apiserver/etcd/main.go
 	@mkdir -p $(BIN)
 	cd tools/apiserver && $(GO) build -o $@ ./etcd
+
+# Kubernetes' ClusterRole aggregation controller alone (Kyverno's RBAC aggregates roles)
+$(AGGREGATION): tools/apiserver/go.mod tools/apiserver/go.sum tools/apiserver/clusterrole-aggregation/main.go
+	@mkdir -p $(BIN)
+	cd tools/apiserver && $(GO) build -o $@ ./clusterrole-aggregation
 
 # helm-docs, which writes each chart's README values table from values.yaml
 $(HELM_DOCS): tools/helm-docs/go.mod tools/helm-docs/go.sum

@@ -103,7 +103,7 @@ func benchmarkRender(b *testing.B, values string) {
 // BenchmarkKyvernoApply times `kyverno apply` of the injection policy on one Pod
 // with 1, 20 and 200 containers; the CLI's start-up is part of every run.
 func BenchmarkKyvernoApply(b *testing.B) {
-	r := mustRenderSDK(b, proxyPoliciesChart, policyValuesPlain)
+	r := mustRenderSDK(b, proxyPoliciesChart, policyValuesPlain+clusterPolicyKind)
 	for _, n := range []int{1, 20, 200} {
 		b.Run(fmt.Sprintf("containers=%d", n), func(b *testing.B) {
 			dir := b.TempDir()

@@ -69,7 +69,7 @@ func decodePolicy(t *testing.T, r *Rendered, name string) clusterPolicy {
 }
 
 func TestProxyPoliciesKyvernoRules(t *testing.T) {
-	r, err := renderCLI(t, proxyPoliciesChart, policyValuesPlain)
+	r, err := renderCLI(t, proxyPoliciesChart, policyValuesPlain+clusterPolicyKind)
 	require.NoError(t, err)
 	p := decodePolicy(t, r, "inject-proxy-env")
 	assert.Equal(t, "none", p.Metadata.Annotations["pod-policies.kyverno.io/autogen-controllers"], "autogen off: no drift on controllers")
@@ -104,7 +104,7 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 }
 
 func TestProxyPoliciesOverrideRulesComeFirst(t *testing.T) {
-	p := decodePolicy(t, mustRenderSDK(t, proxyPoliciesChart, policyValuesPlain+"policy: {overrideExisting: true}\n"), "inject-proxy-env")
+	p := decodePolicy(t, mustRenderSDK(t, proxyPoliciesChart, policyValuesPlain+clusterPolicyKind+"policy: {overrideExisting: true}\n"), "inject-proxy-env")
 	var names []string
 	for _, rule := range p.Spec.Rules {
 		names = append(names, rule.Name)
@@ -156,7 +156,7 @@ func TestProxyPoliciesScope(t *testing.T) {
 namespaces:
   exclude: [monitoring]
   include: [apps, team-*]
-kyverno: {namespace: policy-engine}
+kyverno: {namespace: policy-engine, policyKind: ClusterPolicy}
 `)
 	p := decodePolicy(t, r, "inject-proxy-env")
 	for _, rule := range p.Spec.Rules {
@@ -176,6 +176,7 @@ kyverno: {namespace: policy-engine}
 func TestProxyPoliciesCredentials(t *testing.T) {
 	values := credentialValues(t, map[string]any{
 		"native":   map[string]any{"enabled": true, "secretNamespaces": []string{"apps", "batch"}},
+		"kyverno":  map[string]any{"policyKind": "ClusterPolicy"},
 		"defaults": nil,
 	})
 	r, err := renderCLI(t, proxyPoliciesChart, values)

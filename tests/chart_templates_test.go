@@ -57,11 +57,22 @@ func TestEachTemplateRendersItsObjects(t *testing.T) {
 			values: credentialValues(t, map[string]any{
 				"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}, "defaults": nil}),
 			want: map[string][]string{
-				"templates/kyverno-clusterpolicy.yaml":          {"ClusterPolicy/inject-proxy-env"},
-				"templates/kyverno-clone-secret.yaml":           {"ClusterPolicy/inject-proxy-env-secret", "ClusterRole/test:kyverno-clone-secrets"},
+				"templates/kyverno-mutatingpolicy.yaml":         {"MutatingPolicy/inject-proxy-env"},
+				"templates/kyverno-generatingpolicy.yaml":       {"GeneratingPolicy/inject-proxy-env-secret"},
+				"templates/kyverno-secrets-clusterrole.yaml":    {"ClusterRole/test:kyverno-clone-secrets", "ClusterRole/test:kyverno-read-secrets"},
 				"templates/native-mutatingadmissionpolicy.yaml": {"MutatingAdmissionPolicy/inject-proxy-env", "MutatingAdmissionPolicyBinding/inject-proxy-env"},
 				"templates/native-proxy-secrets.yaml":           {"Secret/" + secret + "@apps"},
 				"templates/proxy-secret.yaml":                   {"Secret/" + secret + "@" + namespace},
+			},
+		},
+		{
+			chart:  proxyPoliciesChart,
+			values: credentialValues(t, map[string]any{"kyverno": map[string]any{"policyKind": "ClusterPolicy"}, "defaults": nil}),
+			want: map[string][]string{
+				"templates/kyverno-clusterpolicy.yaml":              {"ClusterPolicy/inject-proxy-env"},
+				"templates/kyverno-clusterpolicy-clone-secret.yaml": {"ClusterPolicy/inject-proxy-env-secret"},
+				"templates/kyverno-secrets-clusterrole.yaml":        {"ClusterRole/test:kyverno-clone-secrets", "ClusterRole/test:kyverno-read-secrets"},
+				"templates/proxy-secret.yaml":                       {"Secret/" + secret + "@" + namespace},
 			},
 		},
 	}

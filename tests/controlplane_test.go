@@ -49,12 +49,19 @@ func freePort(t testing.TB) int {
 // process group, so nothing outlives the test, even when it fails.
 func startProcess(t testing.TB, dir, name string, args ...string) {
 	t.Helper()
+	startProcessEnv(t, dir, nil, name, args...)
+}
+
+// startProcessEnv is startProcess with extra environment variables (KEY=value).
+func startProcessEnv(t testing.TB, dir string, env []string, name string, args ...string) {
+	t.Helper()
 	bin := repoPath("bin", name)
 	_, err := os.Stat(bin)
 	require.NoError(t, err, "bin/%s is missing: run `make tools`", name)
 	logFile, err := os.Create(filepath.Join(dir, name+".log"))
 	require.NoError(t, err)
 	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	require.NoError(t, cmd.Start())

@@ -15,7 +15,7 @@ import (
 // namespace gets a byte-exact copy of the proxy Secret from the release
 // namespace (Kyverno labels its copies managed-by: kyverno).
 func TestKyvernoClonesTheProxySecret(t *testing.T) {
-	r := mustRenderSDK(t, proxyPoliciesChart, credentialValues(t, map[string]any{"defaults": nil}))
+	r := mustRenderSDK(t, proxyPoliciesChart, credentialValues(t, map[string]any{"defaults": nil, "kyverno": map[string]any{"policyKind": "ClusterPolicy"}}))
 	secretName := releaseName + "-proxy-credentials"
 	source := string(r.Find(t, "Secret", secretName).Raw)
 	require.Contains(t, source, `namespace: "`+namespace+`"`)

@@ -24,11 +24,11 @@ func kyvernoBinary(t testing.TB) string {
 	return bin
 }
 
-// kyvernoApply renders the chart's ClusterPolicy with values, runs `kyverno apply`
+// kyvernoApply renders the chart's ClusterPolicy (kyverno.policyKind) with values, runs `kyverno apply`
 // on the pods and returns the pods as the engine left them, by name.
 func kyvernoApply(t testing.TB, values string, pods []corev1.Pod) map[string]corev1.Pod {
 	t.Helper()
-	r := mustRenderSDK(t, proxyPoliciesChart, values)
+	r := mustRenderSDK(t, proxyPoliciesChart, values+clusterPolicyKind)
 	return kyvernoApplyPolicy(t, r.Find(t, "ClusterPolicy", "inject-proxy-env").Raw, pods)
 }
 

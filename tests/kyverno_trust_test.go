@@ -67,14 +67,14 @@ func TestKyvernoInjectsTheTrust(t *testing.T) {
 func TestKyvernoMountsTheTrustInDebugContainers(t *testing.T) {
 	ca, _ := testCA(t, "corp")
 	values := strings.Replace(policyValuesPlain, "proxy:\n", "proxy:\n  trustedCA: "+yamlQuote(ca)+"\n", 1)
-	policy := decodePolicy(t, mustRenderSDK(t, proxyPoliciesChart, values), "inject-proxy-env")
+	policy := decodePolicy(t, mustRenderSDK(t, proxyPoliciesChart, values+clusterPolicyKind), "inject-proxy-env")
 	var names []string
 	for _, r := range policy.Spec.Rules {
 		names = append(names, r.Name)
 	}
 	assert.Subset(t, names, []string{"add-ca-bundle-volume", "mount-ca-bundle-create-containers", "mount-ca-bundle-create-init-containers",
 		"mount-ca-bundle-create-ephemeral-containers", "mount-ca-bundle-debug-ephemeral-containers"})
-	raw := string(mustRenderSDK(t, proxyPoliciesChart, values).Find(t, "ClusterPolicy", "inject-proxy-env").Raw)
+	raw := string(mustRenderSDK(t, proxyPoliciesChart, values+clusterPolicyKind).Find(t, "ClusterPolicy", "inject-proxy-env").Raw)
 	debug := raw[strings.Index(raw, "name: mount-ca-bundle-debug-ephemeral-containers"):]
 	assert.Contains(t, debug[:800], "kinds: [Pod/ephemeralcontainers]")
 	assert.Contains(t, debug[:1200], "request.object.spec.volumes[?name=='proxykit-ca-bundle']")

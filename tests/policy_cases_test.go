@@ -17,7 +17,12 @@ const policyValuesPlain = `
 proxy:
   http: http://proxy.corp.example:3128
   https: http://proxy.corp.example:3129
-cluster:
+` + policyScopeValues + `native:
+  enabled: true
+`
+
+// policyScopeValues is the cluster and the scope every policy test shares.
+const policyScopeValues = `cluster:
   podCIDRs: [10.244.0.0/16]
   serviceCIDRs: [10.96.0.0/12]
   apiServer: 10.96.0.1
@@ -27,11 +32,12 @@ exclude:
 # kube-system is excluded even though the list does not name it; kube-public by the pattern
 namespaces:
   exclude: [monitoring, "kube-p*"]
-native:
-  enabled: true
 `
 
 const policyNoProxy = "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1"
+
+// clusterPolicyKind selects the ClusterPolicy engine; the tests of that kind append it.
+const clusterPolicyKind = "kyverno:\n  policyKind: ClusterPolicy\n"
 
 // policyProxyEnv is what policyValuesPlain injects, in order.
 var policyProxyEnv = []corev1.EnvVar{

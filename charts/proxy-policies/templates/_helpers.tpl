@@ -91,3 +91,24 @@ crash the API server's conversion (a probe on 1.36 showed it).
 {{- define "proxy-policies.celEnvList" -}}
 [{{ range $i, $e := . }}{{ if $i }}, {{ end }}{"name": dyn({{ toJson $e.name }}), {{ with dig "valueFrom" "secretKeyRef" dict $e }}"valueFrom": dyn({"secretKeyRef": {"name": {{ toJson .name }}, "key": {{ toJson .key }}}}){{ else }}"value": dyn({{ toJson $e.value }}){{ end }}}{{ end }}]
 {{- end -}}
+
+{{/*
+proxy-policies.kyvernoKind — kyverno.policyKind, checked. Output: MutatingPolicy or ClusterPolicy.
+*/}}
+{{- define "proxy-policies.kyvernoKind" -}}
+{{- $kind := .Values.kyverno.policyKind | default "MutatingPolicy" -}}
+{{- if not (has $kind (list "MutatingPolicy" "ClusterPolicy")) -}}
+{{- fail (printf "proxy-policies: kyverno.policyKind must be MutatingPolicy (policies.kyverno.io/v1, Kyverno 1.18+) or ClusterPolicy (kyverno.io/v1), not %q" (toString $kind)) -}}
+{{- end -}}
+{{- $kind -}}
+{{- end -}}
+
+{{/*
+proxy-policies.keptSecret — the library's proxy Secret with helm.sh/resource-policy: keep:
+running Pods' secretKeyRefs read it, so neither helm uninstall nor turning an engine off
+deletes it (a container that restarts would otherwise fail). Input: dict "context" $
+["namespace" <ns>]. Output: YAML, empty without credentials.
+*/}}
+{{- define "proxy-policies.keptSecret" -}}
+{{- include "proxykit.proxy.secret" (merge (dict "annotations" (dict "helm.sh/resource-policy" "keep")) .) -}}
+{{- end -}}

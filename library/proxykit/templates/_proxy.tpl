@@ -87,8 +87,9 @@ Output: YAML list: HTTP_PROXY, HTTPS_PROXY, NO_PROXY, then http_proxy, https_pro
 
 {{/*
 proxykit.proxy.secret — the Secret that holds the proxy URLs when they carry credentials.
-Input:  dict "context" $ ["namespace" <string>] ["name" <string>]
-        namespace defaults to the release namespace, name to proxykit.proxy.secretName.
+Input:  dict "context" $ ["namespace" <string>] ["name" <string>] ["annotations" <map>]
+        namespace defaults to the release namespace, name to proxykit.proxy.secretName;
+        annotations, e.g. helm.sh/resource-policy: keep, go on the Secret as given.
 Output: a Secret manifest with keys HTTP_PROXY, HTTPS_PROXY, NO_PROXY (base64, byte-exact);
         nothing when no URL carries user-info or proxy.existingSecret is set.
 */}}
@@ -104,6 +105,12 @@ kind: Secret
 metadata:
   name: {{ .name | default $s.secretName | quote }}
   namespace: {{ .namespace | default .context.Release.Namespace | quote }}
+  {{- with .annotations }}
+  annotations:
+    {{- range $k, $v := . }}
+    {{ toJson $k }}: {{ toJson (toString $v) }}
+    {{- end }}
+  {{- end }}
   labels:
     app.kubernetes.io/managed-by: {{ .context.Release.Service | default "Helm" | quote }}
     app.kubernetes.io/part-of: proxykit

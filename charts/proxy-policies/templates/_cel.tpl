@@ -1,0 +1,134 @@
+{{- /*
+The CEL body that the native MutatingAdmissionPolicy and Kyverno's MutatingPolicy
+share: both take Kubernetes' matchConstraints, matchConditions and mutations, and
+Kyverno evaluates them with the API server's own mutation library. One source, so
+the engines cannot drift.
+*/ -}}
+
+{{/*
+proxy-policies.cel.settings — what the CEL helpers need, resolved once.
+Input: the root context. Output: JSON {env, mount, bundleConfigMap, credentials, override}.
+*/}}
+{{- define "proxy-policies.cel.settings" -}}
+{{- $ctx := dict "context" . -}}
+{{- $env := concat (include "proxykit.proxy.env" $ctx | fromYamlArray) (include "proxykit.trust.env" $ctx | fromYamlArray) -}}
+{{- $bundle := include "proxykit.trust.bundle" $ctx | fromJson -}}
+{{- $credentials := not (empty (include "proxykit.proxy.hasCredentials" $ctx)) -}}
+{{- /* a merge would mix an own value with our valueFrom: with credentials, own settings are always kept */ -}}
+{{- toJson (dict "env" $env "mount" (first (include "proxykit.trust.volumeMounts" $ctx | fromYamlArray)) "bundleConfigMap" ($bundle.configMap | default "") "credentials" $credentials "override" (and .Values.policy.overrideExisting (not $credentials))) -}}
+{{- end -}}
+
+{{/*
+proxy-policies.cel.matchConstraints — Pod CREATE, and the ephemeral containers
+subresource that kubectl debug uses (ephemeral containers never arrive in a CREATE).
+Input: none. Output: YAML (the value of matchConstraints).
+*/}}
+{{- define "proxy-policies.cel.matchConstraints" -}}
+resourceRules:
+  - apiGroups: [""]
+    apiVersions: [v1]
+    operations: [CREATE]
+    resources: [pods]
+  - apiGroups: [""]
+    apiVersions: [v1]
+    operations: [UPDATE]
+    resources: [pods/ephemeralcontainers]
+{{- end -}}
+
+{{/*
+proxy-policies.cel.matchConditions — scope and opt-outs as CEL conditions.
+Input: dict "context" $ "secretNamespaces" <list: inject only there, or empty>.
+Output: YAML list.
+*/}}
+{{- define "proxy-policies.cel.matchConditions" -}}
+{{- $root := .context -}}
+{{- $optOut := include "proxy-policies.optOutAnnotations" $root | fromJson -}}
+{{- $podName := "(has(object.metadata.name) && object.metadata.name != '' ? object.metadata.name : object.metadata.generateName)" -}}
+{{- with .secretNamespaces }}
+# the env reads the proxy Secret: only namespaces that hold a copy get it, so no Pod
+# is admitted with a reference to a Secret that is not there
+- name: namespace-holds-the-proxy-secret
+  expression: >-
+    {{ include "proxy-policies.celStrings" . }}.exists(n, request.namespace == n)
+{{- end }}
+- name: namespace-not-excluded
+  expression: >-
+    ![{{ range $i, $p := include "proxy-policies.excludedNamespaces" $root | fromJsonArray }}{{ if $i }}, {{ end }}{{ toJson (include "proxy-policies.globRegex" $p) }}{{ end }}].exists(r, request.namespace.matches(r))
+{{- with $root.Values.namespaces.include }}
+- name: namespace-included
+  expression: >-
+    [{{ range $i, $p := . }}{{ if $i }}, {{ end }}{{ toJson (include "proxy-policies.globRegex" $p) }}{{ end }}].exists(r, request.namespace.matches(r))
+{{- end }}
+{{- with $root.Values.exclude.names }}
+- name: name-not-excluded
+  expression: >-
+    ![{{ range $i, $p := . }}{{ if $i }}, {{ end }}{{ toJson (include "proxy-policies.globRegex" $p) }}{{ end }}].exists(r, {{ $podName }}.matches(r))
+{{- end }}
+- name: not-opted-out
+  expression: >-
+    !has(object.metadata.annotations) ||
+    !({{ range $i, $k := keys $optOut | sortAlpha }}{{ if $i }} || {{ end }}({{ toJson $k }} in object.metadata.annotations && object.metadata.annotations[{{ toJson $k }}] == {{ toJson (index $optOut $k) }}){{ end }})
+{{- end -}}
+
+{{/*
+proxy-policies.cel.mutations — the proxy env (and, with a trusted CA, the bundle
+volume and mounts) for every container list, in list order, own settings kept.
+Without credentials one ApplyConfiguration per list merges the missing variables
+into each container (env merges by name, so nothing else moves); with
+policy.overrideExisting an own plain value is replaced too, an own valueFrom is
+kept because a merge cannot drop it.
+With credentials the entries are secretKeyRefs, an atomic struct that an apply
+configuration may not add ("may not mutate atomic arrays, maps or structs"), so a
+JSONPatch appends each missing variable instead, written as plain dyn() maps:
+typed Object values in a JSON patch crash the API server's conversion (a probe on
+1.36.3). Own settings are always kept then.
+Input: the root context. Output: YAML list.
+*/}}
+{{- define "proxy-policies.cel.mutations" -}}
+{{- $s := include "proxy-policies.cel.settings" . | fromJson -}}
+{{- $env := $s.env -}}
+{{- $mount := $s.mount -}}
+{{- if $mount }}
+# with a trusted CA: the bundle volume (the whole ConfigMap: no items list, an atomic
+# list that an apply configuration may not add), unless the Pod has one by that name
+- patchType: ApplyConfiguration
+  applyConfiguration:
+    expression: >-
+      has(object.spec.volumes) && object.spec.volumes.exists(v, v.name == {{ toJson $mount.name }}) ? Object{} :
+      Object{spec: Object.spec{volumes: [Object.spec.volumes{name: {{ toJson $mount.name }},
+      configMap: Object.spec.volumes.configMap{name: {{ toJson $s.bundleConfigMap }}}}]}}
+{{- end }}
+{{- range $list := include "proxy-policies.containerLists" . | fromJsonArray }}
+{{- if $s.credentials }}
+# with credentials: a JSON patch appends each missing variable (own settings kept)
+- patchType: JSONPatch
+  jsonPatch:
+    expression: >-
+      !has(object.spec.{{ $list }}) ? [] :
+      lists.range(size(object.spec.{{ $list }})).map(i,
+      !has(object.spec.{{ $list }}[i].env) ?
+      [JSONPatch{op: "add", path: "/spec/{{ $list }}/" + string(i) + "/env", value: {{ include "proxy-policies.celEnvList" $env }}}] :
+      {{ include "proxy-policies.celEnvList" $env }}.filter(e, !object.spec.{{ $list }}[i].env.exists(x, x.name == e.name))
+      .map(e, JSONPatch{op: "add", path: "/spec/{{ $list }}/" + string(i) + "/env/-", value: e})
+      ).flatten()
+{{- end }}
+{{- if or (not $s.credentials) $mount }}
+- patchType: ApplyConfiguration
+  applyConfiguration:
+    # an absent list stays absent: the result is then an empty apply configuration
+    expression: >-
+      !has(object.spec.{{ $list }}) ? Object{} :
+      Object{spec: Object.spec{{ "{" }}{{ $list }}:
+      object.spec.{{ $list }}.map(c, Object.spec.{{ $list }}{name: c.name
+      {{- if not $s.credentials }}, env:
+      [{{ range $i, $e := $env }}{{ if $i }}, {{ end }}{{ include "proxy-policies.celEnv" (dict "list" $list "env" $e) }}{{ end }}]
+      .filter(e, !has(c.env) || !c.env.exists(x, x.name == e.name{{ if $s.override }} && has(x.valueFrom){{ end }}))
+      {{- end }}
+      {{- if $mount }},
+      volumeMounts: (has(object.spec.volumes) && object.spec.volumes.exists(v, v.name == {{ toJson $mount.name }}) ?
+      [Object.spec.{{ $list }}.volumeMounts{name: {{ toJson $mount.name }}, mountPath: {{ toJson $mount.mountPath }}, readOnly: true}] : [])
+      .filter(m, !has(c.volumeMounts) || !c.volumeMounts.exists(x, x.mountPath == m.mountPath || x.name == m.name))
+      {{- end }}})}}
+{{- end }}
+{{- end }}
+{{- end -}}

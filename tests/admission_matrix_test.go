@@ -1,0 +1,299 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gruntwork-io/terratest/modules/helm"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// admissionEngine is one way proxy-policies injects, chosen by values.
+type admissionEngine struct {
+	name, values string
+	native       bool
+}
+
+var admissionEngines = []admissionEngine{
+	{name: "native", values: "kyverno: {enabled: false}\nnative: {enabled: true, secretNamespaces: [apps]}\n", native: true},
+	{name: "MutatingPolicy", values: "kyverno: {enabled: true, policyKind: MutatingPolicy}\n"},
+	{name: "ClusterPolicy", values: "kyverno: {enabled: true, policyKind: ClusterPolicy}\n"},
+}
+
+// The configurations a user chooses between.
+const (
+	configPlain          = "plain"
+	configCredentials    = "credentials"
+	configExistingSecret = "existingSecret"
+	configTrustedCA      = "trustedCA"
+)
+
+// admissionCell is one engine x configuration x failurePolicy, installed as its
+// own release, so each cell's objects and Secret names are its own.
+type admissionCell struct {
+	engine                admissionEngine
+	config, failurePolicy string
+	id                    string // short, unique: names the release, the proxy host and the fresh namespace
+	ca                    string
+}
+
+func (c admissionCell) release() string    { return "mx-" + c.id }
+func (c admissionCell) proxyHost() string  { return "proxy-" + c.id + ".corp.example" }
+func (c admissionCell) userSecret() string { return "corp-proxy-" + c.id }
+func (c admissionCell) password() string   { return "Zq%40w%&+" + c.id }
+
+// secretName is the Secret the injected secretKeyRefs read ("" without one).
+func (c admissionCell) secretName() string {
+	switch c.config {
+	case configCredentials:
+		return c.release() + "-proxy-credentials"
+	case configExistingSecret:
+		return c.userSecret()
+	}
+	return ""
+}
+
+func (c admissionCell) values(password string) string {
+	proxy := fmt.Sprintf("  http: http://%s:3128\n  https: http://%s:3129\n", c.proxyHost(), c.proxyHost())
+	switch c.config {
+	case configCredentials:
+		proxy = fmt.Sprintf("  http: %q\n  https: %q\n", "http://svc-user:"+password+"@"+c.proxyHost()+":3128", "http://svc-user:"+password+"@"+c.proxyHost()+":3129")
+	case configExistingSecret:
+		proxy = "  existingSecret: " + c.userSecret() + "\n"
+	case configTrustedCA:
+		proxy += "  trustedCA: " + yamlQuote(c.ca) + "\n"
+	}
+	return "proxy:\n" + proxy + policyScopeValues + "policy:\n  failurePolicy: " + c.failurePolicy + "\n" + c.engine.values
+}
+
+// env is what the cell injects into a container that sets nothing itself.
+func (c admissionCell) env() []corev1.EnvVar {
+	if name := c.secretName(); name != "" {
+		return secretEnv(name, true)
+	}
+	env := []corev1.EnvVar{}
+	for _, e := range policyProxyEnv {
+		e.Value = strings.ReplaceAll(e.Value, "proxy.corp.example", c.proxyHost())
+		env = append(env, e)
+	}
+	if c.config == configTrustedCA {
+		env = append(env, trustEnv...)
+	}
+	return env
+}
+
+// injects says whether a Pod in ns gets proxy env: the native engine with a
+// Secret only where its copy is (native.secretNamespaces); it has no engine
+// namespace of its own.
+func (c admissionCell) injects(ns string, want bool) bool {
+	if c.engine.native && ns == kyvernoNamespace {
+		return c.secretName() == ""
+	}
+	if c.engine.native && c.secretName() != "" && ns != "apps" {
+		return false
+	}
+	return want
+}
+
+// TestAdmissionMatrix installs proxy-policies into a loopback kube-apiserver
+// with Kyverno's admission and background controllers running, once per engine
+// x configuration x failurePolicy, and creates Pods through the API server:
+// every assertion is on Pods as stored. Each cell also upgrades (a rotated
+// password must reach every copy) and uninstalls (the Secrets that running
+// Pods read stay).
+func TestAdmissionMatrix(t *testing.T) {
+	t.Parallel() // slow and independent: overlaps the other slow tests
+	began := time.Now()
+	cp := startControlPlane(t)
+	objects := newObjectClient(t, cp)
+	startKyverno(t, cp, objects)
+	for _, ns := range []string{"kube-system", "kube-public", namespace, "apps", "team-a"} {
+		cp.ensureNamespace(t, ns)
+	}
+	ca, _ := testCA(t, "corp")
+	n := 0
+	for _, engine := range admissionEngines {
+		for _, config := range []string{configPlain, configCredentials, configExistingSecret, configTrustedCA} {
+			for _, failurePolicy := range []string{"Ignore", "Fail"} {
+				n++
+				cell := admissionCell{engine: engine, config: config, failurePolicy: failurePolicy, id: fmt.Sprintf("c%02d", n), ca: ca}
+				t.Run(engine.name+"/"+config+"/"+failurePolicy, func(t *testing.T) { runAdmissionCell(t, cp, objects, cell) })
+			}
+		}
+	}
+	t.Logf("%d cells in %s", n, time.Since(began).Round(time.Millisecond))
+}
+
+func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cell admissionCell) {
+	ctx := context.Background()
+	if cell.config == configExistingSecret {
+		// the user's own Secret, in the release namespace (and, for the native engine, where it injects)
+		for _, ns := range []string{namespace, "apps"} {
+			createProxySecret(t, cp, ns, cell.userSecret(), "http://corp-user:own@"+cell.proxyHost()+":3128")
+		}
+	}
+	if cell.engine.name == "ClusterPolicy" && cell.secretName() != "" {
+		grantKyvernoSecrets(t, cp)
+	}
+	rel := e2eRelease{cell.release(), proxyPoliciesChart, namespace, cell.values(cell.password())}
+	t.Cleanup(func() {
+		if t.Failed() { // leave the next cell a clean cluster
+			_ = helm.DeleteE(t, helmOptions(cp, rel), rel.name, true)
+			deleteSecretEverywhere(t, cp, cell.secretName())
+		}
+	})
+	require.NoError(t, helm.InstallE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm install")
+	want := cell.env()
+	waitFor(t, cp, "apps", ctr("canary"), func(c corev1.Container) bool {
+		return reflect.DeepEqual(envMap(c.Env)["HTTPS_PROXY"], want[1])
+	})
+
+	for _, pc := range podCases() {
+		pc.pod.Name += "-" + cell.id
+		stored := createPod(t, cp, pc.pod)
+		assertInjection(t, pc.pod, stored, want, cell.injects(pc.pod.Namespace, pc.injected), false)
+		if cell.config == configTrustedCA && cell.injects(pc.pod.Namespace, pc.injected) {
+			assertBundleMounted(t, stored)
+		}
+		_ = cp.Client.CoreV1().Pods(stored.Namespace).Delete(ctx, stored.Name, metav1.DeleteOptions{})
+	}
+
+	// a namespace created just before its first Pod: Kyverno's copy of the Secret
+	// comes from its background controller, after the Pod may already exist
+	fresh := "fresh-" + cell.id
+	cp.ensureNamespace(t, fresh)
+	first := pod("first", fresh, nil, ctr("app"))
+	stored := createPod(t, cp, first)
+	assertInjection(t, first, stored, want, cell.injects(fresh, true), false)
+	if cell.secretName() != "" && !cell.engine.native {
+		waitForSecretCopy(t, cp, fresh, cell.secretName())
+	}
+
+	if cell.config == configCredentials {
+		// helm upgrade with a rotated password: the source and every copy follow
+		rel.values = cell.values("rotated-" + cell.id)
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm upgrade")
+		rotated := "http://svc-user:rotated-" + cell.id + "@" + cell.proxyHost() + ":3128"
+		namespaces := []string{namespace, "apps"}
+		if !cell.engine.native {
+			namespaces = append(namespaces, fresh, "team-a")
+		}
+		for _, ns := range namespaces {
+			waitForSecretValue(t, cp, ns, cell.secretName(), "HTTP_PROXY", rotated)
+		}
+	}
+
+	docs := renderRelease(t, rel).Docs
+	require.NoError(t, helm.DeleteE(t, helmOptions(cp, rel), rel.name, true), "helm uninstall")
+	for _, d := range docs {
+		if d.Kind != "Secret" {
+			objects.mustBeGone(t, d, rel.namespace)
+		}
+	}
+	// running Pods' secretKeyRefs still resolve: the source and the copies stay
+	if name := cell.secretName(); name != "" {
+		kept := []string{namespace, "apps"}
+		if !cell.engine.native {
+			kept = append(kept, fresh)
+		}
+		for _, ns := range kept {
+			_, err := cp.Client.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+			assert.NoError(t, err, "Secret %s/%s must outlive the release", ns, name)
+		}
+	}
+	// the policy is gone from admission before the next cell
+	waitFor(t, cp, "apps", ctr("canary"), func(c corev1.Container) bool { return len(c.Env) == 0 })
+	deleteSecretEverywhere(t, cp, cell.secretName())
+}
+
+// createProxySecret creates a Secret with the three keys proxy-policies reads.
+func createProxySecret(t *testing.T, cp *controlPlane, ns, name, url string) {
+	t.Helper()
+	_, err := cp.Client.CoreV1().Secrets(ns).Create(context.Background(), &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		StringData: map[string]string{"HTTP_PROXY": url, "HTTPS_PROXY": url, "NO_PROXY": policyNoProxy},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+}
+
+// waitForSecretCopy waits until ns holds the Secret, byte for byte as the source in the release namespace.
+func waitForSecretCopy(t *testing.T, cp *controlPlane, ns, name string) {
+	t.Helper()
+	source, err := cp.Client.CoreV1().Secrets(namespace).Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	waitForSecret(t, cp, ns, name, func(s *corev1.Secret) bool { return reflect.DeepEqual(s.Data, source.Data) })
+}
+
+// waitForSecretValue waits until the Secret's key holds value.
+func waitForSecretValue(t *testing.T, cp *controlPlane, ns, name, key, value string) {
+	t.Helper()
+	waitForSecret(t, cp, ns, name, func(s *corev1.Secret) bool { return string(s.Data[key]) == value })
+}
+
+func waitForSecret(t *testing.T, cp *controlPlane, ns, name string, ok func(*corev1.Secret) bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s, err := cp.Client.CoreV1().Secrets(ns).Get(context.Background(), name, metav1.GetOptions{})
+		if err == nil && ok(s) {
+			return
+		}
+		if err != nil && !apierrors.IsNotFound(err) {
+			require.NoError(t, err)
+		}
+		require.True(t, time.Now().Before(deadline), "Secret %s/%s never became as expected", ns, name)
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// deleteSecretEverywhere removes a kept Secret and its copies, so the next cell starts clean.
+func deleteSecretEverywhere(t *testing.T, cp *controlPlane, name string) {
+	t.Helper()
+	if name == "" {
+		return
+	}
+	ctx := context.Background()
+	nss, err := cp.Client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	for _, ns := range nss.Items {
+		err := cp.Client.CoreV1().Secrets(ns.Name).Delete(ctx, name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			require.NoError(t, err)
+		}
+	}
+}
+
+// assertBundleMounted checks that every container of a Pod mounts the CA bundle volume.
+func assertBundleMounted(t *testing.T, p corev1.Pod) {
+	t.Helper()
+	var volume bool
+	for _, v := range p.Spec.Volumes {
+		volume = volume || (v.Name == "proxykit-ca-bundle" && v.ConfigMap != nil && v.ConfigMap.Name == "proxykit-ca-bundle")
+	}
+	assert.True(t, volume, "the bundle volume in %s", p.Name)
+	check := func(list, name string, mounts []corev1.VolumeMount) {
+		for _, m := range mounts {
+			if m.Name == "proxykit-ca-bundle" && m.MountPath == "/etc/proxykit/ca" && m.ReadOnly {
+				return
+			}
+		}
+		assert.Fail(t, "bundle not mounted", "%s/%s in %s", list, name, p.Name)
+	}
+	for _, c := range p.Spec.InitContainers {
+		check("initContainers", c.Name, c.VolumeMounts)
+	}
+	for _, c := range p.Spec.Containers {
+		check("containers", c.Name, c.VolumeMounts)
+	}
+	for _, c := range p.Spec.EphemeralContainers {
+		check("ephemeralContainers", c.Name, c.VolumeMounts)
+	}
+}
