@@ -44,3 +44,16 @@ if [ -n "$c1" ] && [ -n "$c2" ]; then
     if (b / a > 11) { print "FAIL: proxykit check grows faster than linearly"; exit 1 }
   }'
 fi
+
+# Pod CREATE through the loopback API server: each engine's p50 and p99 as a ratio
+# to no policy, all measured in one run (goal: native within 1.5x at p50)
+metric() { awk -v name="$1" '$1 ~ /AdmissionLatency/ {for (i = 2; i <= NF; i++) if ($(i+1) == name) print $i}' "$file" | head -n1; }
+none50=$(metric none-p50-ms); none99=$(metric none-p99-ms)
+if [ -n "$none50" ]; then
+  printf "Pod CREATE latency, no policy: p50 %.1f ms, p99 %.1f ms\n" "$none50" "$none99"
+  for engine in native MutatingPolicy ClusterPolicy; do
+    awk -v e="$engine" -v a="$(metric "$engine-p50-ms")" -v b="$(metric "$engine-p99-ms")" -v n50="$none50" -v n99="$none99" 'BEGIN {
+      printf "Pod CREATE latency, %-14s p50 %5.1f ms (%.2fx no policy), p99 %5.1f ms (%.2fx)%s\n", e ":", a, a / n50, b, b / n99, (e == "native" ? " (goal <= 1.5x at p50)" : "")
+    }'
+  done
+fi

@@ -127,17 +127,21 @@ func TestProxyPoliciesNative(t *testing.T) {
 	binding := decodeStrict[admissionv1.MutatingAdmissionPolicyBinding](t, r.Find(t, "MutatingAdmissionPolicyBinding", "inject-proxy-env"))
 	assert.Equal(t, "inject-proxy-env", binding.Spec.PolicyName)
 	assert.Equal(t, admissionv1.IfNeededReinvocationPolicy, policy.Spec.ReinvocationPolicy)
-	require.Len(t, policy.Spec.Mutations, 3, "containers, initContainers, ephemeralContainers")
-	for i, list := range []string{"containers", "initContainers", "ephemeralContainers"} {
-		m := policy.Spec.Mutations[i]
-		assert.Equal(t, admissionv1.PatchTypeApplyConfiguration, m.PatchType)
-		require.NotNil(t, m.ApplyConfiguration)
-		expr := m.ApplyConfiguration.Expression
-		assert.Contains(t, expr, "object.spec."+list+".map(")
+	require.Len(t, policy.Spec.Mutations, 1, "one apply configuration: one merge per request")
+	m := policy.Spec.Mutations[0]
+	assert.Equal(t, admissionv1.PatchTypeApplyConfiguration, m.PatchType)
+	require.NotNil(t, m.ApplyConfiguration)
+	expr := m.ApplyConfiguration.Expression
+	for _, list := range []string{"containers", "initContainers", "ephemeralContainers"} {
+		// an optional field: an absent list stays absent
+		assert.Contains(t, expr, "?"+list+": !has(object.spec."+list+") ? optional.none() : optional.of(object.spec."+list+".map(")
 		for _, e := range policyProxyEnv {
-			assert.Contains(t, expr, `{name: "`+e.Name+`", value: "`+e.Value+`"}`)
+			assert.Contains(t, expr, `Object.spec.`+list+`.env{name: "`+e.Name+`", value: "`+e.Value+`"}`)
 		}
 	}
+	// each container's env is scanned once, against the names bound once per request
+	assert.Contains(t, expr, `[{"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "http_proxy": true, "https_proxy": true, "no_proxy": true}].map(names,`)
+	assert.Contains(t, expr, `c.env.filter(x, x.name in names)`)
 	conditions := map[string]string{}
 	for _, c := range policy.Spec.MatchConditions {
 		conditions[c.Name] = c.Expression

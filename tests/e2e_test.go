@@ -241,7 +241,7 @@ func renderRelease(t *testing.T, rel e2eRelease) *Rendered {
 
 // createPod creates a Pod through the API server (ephemeral containers through
 // their subresource, as kubectl debug does) and returns it as stored.
-func createPod(t *testing.T, cp *controlPlane, p corev1.Pod) corev1.Pod {
+func createPod(t testing.TB, cp *controlPlane, p corev1.Pod) corev1.Pod {
 	t.Helper()
 	ctx := context.Background()
 	ephemeral := p.Spec.EphemeralContainers
@@ -257,7 +257,7 @@ func createPod(t *testing.T, cp *controlPlane, p corev1.Pod) corev1.Pod {
 }
 
 // waitForInjection creates canary Pods until the policy injects the expected HTTPS_PROXY.
-func waitForInjection(t *testing.T, cp *controlPlane, ns, https string) {
+func waitForInjection(t testing.TB, cp *controlPlane, ns, https string) {
 	t.Helper()
 	waitFor(t, cp, ns, ctr("canary"), func(c corev1.Container) bool {
 		return envMap(c.Env)["HTTPS_PROXY"].Value == https
@@ -267,7 +267,7 @@ func waitForInjection(t *testing.T, cp *controlPlane, ns, https string) {
 // waitFor creates (and deletes) canary Pods with container c until the stored
 // container satisfies ok: policies take effect asynchronously after they are
 // written, so the test waits for evidence instead of a fixed time.
-func waitFor(t *testing.T, cp *controlPlane, ns string, c corev1.Container, ok func(corev1.Container) bool) {
+func waitFor(t testing.TB, cp *controlPlane, ns string, c corev1.Container, ok func(corev1.Container) bool) {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(60 * time.Second)
@@ -343,7 +343,7 @@ func (o *objectClient) mustBeGone(t testing.TB, d Doc, releaseNamespace string) 
 
 // applyKyvernoCRDs creates Kyverno's CRDs, read from the Kyverno module in the
 // module cache (the version tools/kyverno pins), and waits until they are served.
-func applyKyvernoCRDs(t *testing.T, cp *controlPlane, o *objectClient) {
+func applyKyvernoCRDs(t testing.TB, cp *controlPlane, o *objectClient) {
 	t.Helper()
 	applyModuleCRDs(t, o, "github.com/kyverno/kyverno", "kyverno", "config/crds/kyverno/*.yaml", schema.GroupVersionKind{Group: "kyverno.io", Version: "v1", Kind: "ClusterPolicy"})
 	applyModuleCRDs(t, o, "github.com/kyverno/kyverno", "kyverno", "config/crds/policies.kyverno.io/*.yaml", schema.GroupVersionKind{Group: "policies.kyverno.io", Version: "v1", Kind: "MutatingPolicy"})
@@ -361,7 +361,7 @@ func moduleDir(t testing.TB, module, toolsDir string) string {
 
 // applyModuleCRDs creates the CRDs a Go module ships (located through the
 // tools/<toolsDir> module that pins it) and waits until served is.
-func applyModuleCRDs(t *testing.T, o *objectClient, module, toolsDir, glob string, served schema.GroupVersionKind) {
+func applyModuleCRDs(t testing.TB, o *objectClient, module, toolsDir, glob string, served schema.GroupVersionKind) {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(moduleDir(t, module, toolsDir), glob))
 	require.NoError(t, err)

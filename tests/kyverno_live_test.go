@@ -36,7 +36,7 @@ const (
 // instead of a Service. It installs Kyverno's CRDs, and its RBAC from its own
 // chart; each controller runs with a token of its own ServiceAccount, so only
 // the permissions Kyverno and the proxy-policies chart grant it apply.
-func startKyverno(t *testing.T, cp *controlPlane, o *objectClient) {
+func startKyverno(t testing.TB, cp *controlPlane, o *objectClient) {
 	t.Helper()
 	applyKyvernoCRDs(t, cp, o)
 	for _, glob := range []string{"config/crds/reports/*.yaml", "config/crds/policyreport/*.yaml"} {
@@ -90,7 +90,7 @@ func startKyverno(t *testing.T, cp *controlPlane, o *objectClient) {
 // tools/kyverno pins, with its CRDs left out (applied above). Its optional
 // remote subcharts (CRD bundles, the reports server) are off and not shipped in
 // the module, so they are dropped from a copy of its Chart.yaml.
-func renderKyvernoChart(t *testing.T) *Rendered {
+func renderKyvernoChart(t testing.TB) *Rendered {
 	t.Helper()
 	chart := filepath.Join(t.TempDir(), "kyverno")
 	testfs.CopyTree(t, filepath.Join(moduleDir(t, "github.com/kyverno/kyverno", "kyverno"), "charts", "kyverno"), chart)
@@ -116,7 +116,7 @@ func renderKyvernoChart(t *testing.T) *Rendered {
 
 // serviceAccountKubeconfig writes a kubeconfig that acts as a ServiceAccount,
 // with a token from the TokenRequest API.
-func serviceAccountKubeconfig(t *testing.T, cp *controlPlane, dir, ns, name string) string {
+func serviceAccountKubeconfig(t testing.TB, cp *controlPlane, dir, ns, name string) string {
 	t.Helper()
 	expiry := int64(3600)
 	token, err := cp.Client.CoreV1().ServiceAccounts(ns).CreateToken(context.Background(), name,
@@ -138,7 +138,7 @@ current-context: e2e
 // Secrets when a generate rule arrives, which can be before Kubernetes has
 // aggregated the roles the chart brings. It binds a ClusterRole to both
 // controllers and waits until the API server's authorizer allows them.
-func grantKyvernoSecrets(t *testing.T, cp *controlPlane) {
+func grantKyvernoSecrets(t testing.TB, cp *controlPlane) {
 	t.Helper()
 	ctx := context.Background()
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "kyverno-secrets"},

@@ -71,12 +71,28 @@ Output: YAML list.
 {{- end -}}
 
 {{/*
+proxy-policies.cel.names — the names of the variables the policy injects, as a CEL
+map literal. The mutations bind it once per request ([names].map(names, ...)[0]:
+Kubernetes' CEL has no cel.bind, and Kyverno's CLI does not evaluate a policy's
+variables), so a container's env is scanned once with a constant-time lookup per
+entry instead of once per variable: a Pod with 100 containers of 400 env entries
+each stays inside the CEL cost budget.
+Input: the env list. Output: e.g. {"HTTP_PROXY": true, "NO_PROXY": true}.
+*/}}
+{{- define "proxy-policies.cel.names" -}}
+{{ "{" }}{{ range $i, $e := . }}{{ if $i }}, {{ end }}{{ toJson $e.name }}: true{{ end }}{{ "}" }}
+{{- end -}}
+
+{{/*
 proxy-policies.cel.mutations — the proxy env (and, with a trusted CA, the bundle
 volume and mounts) for every container list, in list order, own settings kept.
+Each container's env is scanned once for the names it sets itself (names).
 Without credentials one ApplyConfiguration per list merges the missing variables
 into each container (env merges by name, so nothing else moves); with
 policy.overrideExisting an own plain value is replaced too, an own valueFrom is
 kept because a merge cannot drop it.
+Every list goes into one apply configuration, with optional fields (`?list:`) so
+that an absent list stays absent: one merge per request, not one per list.
 With credentials the entries are secretKeyRefs, an atomic struct that an apply
 configuration may not add ("may not mutate atomic arrays, maps or structs"), so a
 JSONPatch appends each missing variable instead, written as plain dyn() maps:
@@ -88,47 +104,51 @@ Input: the root context. Output: YAML list.
 {{- $s := include "proxy-policies.cel.settings" . | fromJson -}}
 {{- $env := $s.env -}}
 {{- $mount := $s.mount -}}
-{{- if $mount }}
-# with a trusted CA: the bundle volume (the whole ConfigMap: no items list, an atomic
-# list that an apply configuration may not add), unless the Pod has one by that name
-- patchType: ApplyConfiguration
-  applyConfiguration:
-    expression: >-
-      has(object.spec.volumes) && object.spec.volumes.exists(v, v.name == {{ toJson $mount.name }}) ? Object{} :
-      Object{spec: Object.spec{volumes: [Object.spec.volumes{name: {{ toJson $mount.name }},
-      configMap: Object.spec.volumes.configMap{name: {{ toJson $s.bundleConfigMap }}}}]}}
-{{- end }}
-{{- range $list := include "proxy-policies.containerLists" . | fromJsonArray }}
+{{- $lists := include "proxy-policies.containerLists" . | fromJsonArray -}}
 {{- if $s.credentials }}
 # with credentials: a JSON patch appends each missing variable (own settings kept)
 - patchType: JSONPatch
   jsonPatch:
     expression: >-
-      !has(object.spec.{{ $list }}) ? [] :
+      [{{ include "proxy-policies.cel.names" $env }}].map(names,
+      {{- range $n, $list := $lists }}
+      {{ if $n }}+ {{ end }}(!has(object.spec.{{ $list }}) ? [] :
       lists.range(size(object.spec.{{ $list }})).map(i,
       !has(object.spec.{{ $list }}[i].env) ?
       [JSONPatch{op: "add", path: "/spec/{{ $list }}/" + string(i) + "/env", value: {{ include "proxy-policies.celEnvList" $env }}}] :
-      {{ include "proxy-policies.celEnvList" $env }}.filter(e, !object.spec.{{ $list }}[i].env.exists(x, x.name == e.name))
-      .map(e, JSONPatch{op: "add", path: "/spec/{{ $list }}/" + string(i) + "/env/-", value: e})
-      ).flatten()
+      [object.spec.{{ $list }}[i].env.filter(x, x.name in names).map(x, x.name)]
+      .map(own, {{ include "proxy-policies.celEnvList" $env }}.filter(e, !(e.name in own))
+      .map(e, JSONPatch{op: "add", path: "/spec/{{ $list }}/" + string(i) + "/env/-", value: e}))[0]
+      ).flatten())
+      {{- end }}
+      )[0]
 {{- end }}
 {{- if or (not $s.credentials) $mount }}
+# one apply configuration for every list (one merge per request); an absent list stays absent
 - patchType: ApplyConfiguration
   applyConfiguration:
-    # an absent list stays absent: the result is then an empty apply configuration
     expression: >-
-      !has(object.spec.{{ $list }}) ? Object{} :
-      Object{spec: Object.spec{{ "{" }}{{ $list }}:
-      object.spec.{{ $list }}.map(c, Object.spec.{{ $list }}{name: c.name
+      [{{ include "proxy-policies.cel.names" $env }}].map(names,
+      [{{ if $mount }}has(object.spec.volumes) && object.spec.volumes.exists(v, v.name == {{ toJson $mount.name }}){{ else }}false{{ end }}].map(hasVolume,
+      Object{spec: Object.spec{
+      {{- if $mount }}
+      ?volumes: (!has(request.subResource) || request.subResource == "") && !hasVolume ?
+      optional.of([Object.spec.volumes{name: {{ toJson $mount.name }}, configMap: Object.spec.volumes.configMap{name: {{ toJson $s.bundleConfigMap }}}}]) :
+      optional.none(),
+      {{- end }}
+      {{- range $n, $list := $lists }}
+      ?{{ $list }}: !has(object.spec.{{ $list }}) ? optional.none() :
+      optional.of(object.spec.{{ $list }}.map(c, Object.spec.{{ $list }}{name: c.name
       {{- if not $s.credentials }}, env:
-      [{{ range $i, $e := $env }}{{ if $i }}, {{ end }}{{ include "proxy-policies.celEnv" (dict "list" $list "env" $e) }}{{ end }}]
-      .filter(e, !has(c.env) || !c.env.exists(x, x.name == e.name{{ if $s.override }} && has(x.valueFrom){{ end }}))
+      [has(c.env) ? c.env.filter(x, x.name in names{{ if $s.override }} && has(x.valueFrom){{ end }}).map(x, x.name) : []]
+      .map(own, [{{ range $i, $e := $env }}{{ if $i }}, {{ end }}{{ include "proxy-policies.celEnv" (dict "list" $list "env" $e) }}{{ end }}]
+      .filter(e, !(e.name in own)))[0]
       {{- end }}
       {{- if $mount }},
-      volumeMounts: (has(object.spec.volumes) && object.spec.volumes.exists(v, v.name == {{ toJson $mount.name }}) ?
+      volumeMounts: (!has(request.subResource) || request.subResource == "" || hasVolume ?
       [Object.spec.{{ $list }}.volumeMounts{name: {{ toJson $mount.name }}, mountPath: {{ toJson $mount.mountPath }}, readOnly: true}] : [])
       .filter(m, !has(c.volumeMounts) || !c.volumeMounts.exists(x, x.mountPath == m.mountPath || x.name == m.name))
-      {{- end }}})}}
-{{- end }}
+      {{- end }}})){{ if lt $n 2 }},{{ end }}
+      {{- end }}}})[0])[0]
 {{- end }}
 {{- end -}}
