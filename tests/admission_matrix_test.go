@@ -222,12 +222,14 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 	// a namespace created just before its first Pod: Kyverno's copy of the Secret
 	// comes from its background controller, after the Pod may already exist
 	fresh := "fresh-" + cell.id
+	created := time.Now()
 	cp.ensureNamespace(t, fresh)
 	first := pod("first", fresh, nil, ctr("app"))
 	stored := createPod(t, cp, first)
 	assertInjection(t, first, stored, want, cell.injects(fresh, true), false)
 	if cell.secretName() != "" && !cell.engine.native {
 		waitForSecretCopy(t, cp, fresh, cell.secretName())
+		t.Logf("the Secret's copy reached the new namespace %s after it was created", time.Since(created).Round(time.Millisecond))
 	}
 
 	if cell.config == configCredentials {
