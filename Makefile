@@ -115,7 +115,7 @@ test: tools yamllint
 
 ## e2e: only the end-to-end test against etcd and kube-apiserver on loopback
 e2e: tools
-	$(GO) test -count=1 -run 'TestE2E' -v ./tests/...
+	$(GO) test -count=1 -parallel 4 -run 'TestE2E|TestAdmissionMatrix' -v ./tests/...
 
 ## bench: generateEnv with 10, 100 and 1000 entries per tier across 20 containers beside a plain
 ## merge baseline, a full render, kyverno apply on 1, 20 and 200 containers, proxytest.Render

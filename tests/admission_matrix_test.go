@@ -233,6 +233,10 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 	}
 
 	if cell.config == configCredentials {
+		// the copies hold the URL byte for byte, escapes and all
+		for _, ns := range []string{namespace, "apps"} {
+			waitForSecretValue(t, cp, ns, cell.secretName(), "HTTP_PROXY", "http://svc-user:"+cell.password()+"@"+cell.proxyHost()+":3128")
+		}
 		// helm upgrade with a rotated password: the source and every copy follow
 		rel.values = cell.values("rotated-" + cell.id)
 		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm upgrade")
@@ -246,7 +250,7 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 		}
 	}
 
-	docs := renderRelease(t, rel).Docs
+	docs := renderReleaseSDK(t, rel).Docs
 	require.NoError(t, helm.DeleteE(t, helmOptions(cp, rel), rel.name, true), "helm uninstall")
 	for _, d := range docs {
 		if d.Kind != "Secret" {

@@ -15,6 +15,8 @@ import (
 	"github.com/gruntwork-io/terratest/modules/logger"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -33,8 +35,10 @@ type e2eRelease struct {
 	name, chart, namespace, values string
 }
 
-// TestE2E installs every chart into a real kube-apiserver and runs the native
-// MutatingAdmissionPolicy on real Pods. `make e2e` runs it alone.
+// TestE2E installs every chart into a real kube-apiserver, upgrades and
+// uninstalls them, and checks the native policy's override and trust behaviour
+// on stored Pods (the admission matrix runs every engine and configuration).
+// `make e2e` runs it with the matrix.
 func TestE2E(t *testing.T) {
 	t.Parallel() // slow and independent: overlaps the other slow tests
 	began := time.Now()
@@ -68,16 +72,6 @@ func TestE2E(t *testing.T) {
 			for _, d := range renderRelease(t, rel).Docs {
 				objects.mustExist(t, d, rel.namespace)
 			}
-		}
-	})
-
-	t.Run("native policy on real pods", func(t *testing.T) {
-		waitForInjection(t, cp, "apps", "http://proxy.corp.example:3129")
-		for _, c := range podCases() {
-			t.Run(c.name, func(t *testing.T) {
-				stored := createPod(t, cp, c.pod)
-				assertInjection(t, c.pod, stored, policyProxyEnv, c.injected, false)
-			})
 		}
 	})
 
@@ -166,42 +160,6 @@ func TestE2E(t *testing.T) {
 		}
 	})
 
-	t.Run("native policy with credentials: secretKeyRefs, only where the Secret is", func(t *testing.T) {
-		rel := &releases[0]
-		rel.values = strings.Replace(rel.values, "http: http://proxy.corp.example:3128", `http: "http://svc-user:Zq%40w%&+@proxy.corp.example:3128"`, 1) +
-			"native: {enabled: true, secretNamespaces: [apps]}\n"
-		require.Contains(t, rel.values, "svc-user")
-		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, *rel), rel.chart, rel.name), "helm upgrade %s", rel.name)
-		secret := releaseName + "-proxy-credentials"
-		waitFor(t, cp, "apps", ctr("canary"), func(c corev1.Container) bool {
-			e := envMap(c.Env)["HTTP_PROXY"]
-			return e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil
-		})
-		// the copy the secretKeyRefs read is in apps, byte for byte
-		copy, err := cp.Client.CoreV1().Secrets("apps").Get(context.Background(), secret, metav1.GetOptions{})
-		require.NoError(t, err)
-		assert.Equal(t, "http://svc-user:Zq%40w%&+@proxy.corp.example:3128", string(copy.Data["HTTP_PROXY"]))
-
-		withInit := pod("creds", "apps", nil, ctr("app", val("TZ", "UTC"), val("https_proxy", "http://own:1")))
-		withInit.Spec.InitContainers = []corev1.Container{ctr("init")}
-		stored := createPod(t, cp, withInit)
-		for _, c := range append(stored.Spec.InitContainers, stored.Spec.Containers...) {
-			env := envMap(c.Env)
-			for _, name := range []string{"HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"} {
-				require.NotNil(t, env[name].ValueFrom, "%s in %s", name, c.Name)
-				assert.Equal(t, secret, env[name].ValueFrom.SecretKeyRef.Name, "%s in %s", name, c.Name)
-			}
-			for _, e := range trustEnv {
-				assert.Equal(t, e, env[e.Name], "the trust stays: %s in %s", e.Name, c.Name)
-			}
-		}
-		app := stored.Spec.Containers[0].Env
-		assert.Equal(t, []corev1.EnvVar{val("TZ", "UTC"), val("https_proxy", "http://own:1")}, app[:2], "own entries first, untouched")
-		// a namespace without the copy: admitted unchanged, never with a reference to a missing Secret
-		elsewhere := createPod(t, cp, pod("creds-elsewhere", "team-a", nil, ctr("app")))
-		assert.Empty(t, elsewhere.Spec.Containers[0].Env)
-	})
-
 	t.Run("helm uninstall leaves nothing behind but the Secrets running Pods read", func(t *testing.T) {
 		for _, rel := range releases {
 			docs := renderRelease(t, rel).Docs
@@ -228,6 +186,19 @@ func helmOptions(cp *controlPlane, rel e2eRelease) *helm.Options {
 		KubectlOptions: k8s.NewKubectlOptions("", cp.Kubeconfig, rel.namespace),
 		Logger:         logger.Discard,
 	}
+}
+
+// renderReleaseSDK is renderRelease in-process with the Helm SDK: the same
+// objects (TestCLIAndSDKRenderTheSame), without a helm process per call.
+func renderReleaseSDK(t testing.TB, rel e2eRelease) *Rendered {
+	t.Helper()
+	chrt, err := loader.Load(rel.chart)
+	require.NoError(t, err)
+	vals, err := chartutil.ReadValues([]byte(rel.values))
+	require.NoError(t, err)
+	manifests, err := renderManifestsAs(rel.chart, chrt, vals, rel.name, rel.namespace)
+	require.NoError(t, err)
+	return decodeManifests(t, manifests)
 }
 
 // renderRelease renders a release with the helm CLI exactly as helm install will

@@ -150,7 +150,12 @@ func renderLoaded(t testing.TB, chartDir string, chrt *chart.Chart, vals chartut
 // renderManifests is the render alone, keyed by template file; benchmarks time this.
 // It is package proxykit's Render, the one proxytest uses.
 func renderManifests(chartDir string, chrt *chart.Chart, vals chartutil.Values) (map[string]string, error) {
-	out, err := proxykit.Render(chrt, vals, releaseName, namespace)
+	return renderManifestsAs(chartDir, chrt, vals, releaseName, namespace)
+}
+
+// renderManifestsAs is renderManifests for any release name and namespace.
+func renderManifestsAs(chartDir string, chrt *chart.Chart, vals chartutil.Values, release, ns string) (map[string]string, error) {
+	out, err := proxykit.Render(chrt, vals, release, ns)
 	if err != nil {
 		return nil, err
 	}
