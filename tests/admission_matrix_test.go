@@ -11,6 +11,7 @@ import (
 	"github.com/gruntwork-io/terratest/modules/helm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -146,6 +147,9 @@ func runAdmissionMatrix(t *testing.T, engines []admissionEngine, kyverno bool) {
 	}
 	for _, engine := range engines {
 		t.Run(engine.name+"/large Pods", func(t *testing.T) { runLargePods(t, cp, engine) })
+		if !engine.native {
+			t.Run(engine.name+"/reinstall", func(t *testing.T) { runReinstall(t, cp, engine) })
+		}
 	}
 	t.Logf("%d cells in %s", n, time.Since(began).Round(time.Millisecond))
 }
@@ -248,7 +252,26 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 		for _, ns := range namespaces {
 			waitForSecretValue(t, cp, ns, cell.secretName(), "HTTP_PROXY", rotated)
 		}
+
+		// turning the engine off removes the policies and keeps every Secret
+		off := rel
+		off.values += "kyverno: {enabled: false}\nnative: {enabled: false}\n"
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, off), off.chart, off.name), "helm upgrade, engine off")
+		waitFor(t, cp, "apps", ctr("canary"), func(c corev1.Container) bool { return len(c.Env) == 0 })
+		for _, ns := range namespaces {
+			waitForSecretValue(t, cp, ns, cell.secretName(), "HTTP_PROXY", rotated)
+		}
 	}
+
+	// no autogen: a Deployment's Pod template is left alone (GitOps sees no drift)
+	deployment := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "app-" + cell.id, Namespace: "apps"},
+		Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": cell.id}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": cell.id}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{ctr("app")}}}}}
+	storedDeployment, err := cp.Client.AppsV1().Deployments("apps").Create(context.Background(), deployment, metav1.CreateOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, storedDeployment.Spec.Template.Spec.Containers[0].Env, "the Deployment's template is not mutated")
+	assert.Empty(t, storedDeployment.Spec.Template.Spec.Volumes)
 
 	docs := renderReleaseSDK(t, rel).Docs
 	require.NoError(t, helm.DeleteE(t, helmOptions(cp, rel), rel.name, true), "helm uninstall")
@@ -355,4 +378,42 @@ func assertBundleMounted(t *testing.T, p corev1.Pod) {
 	for _, c := range p.Spec.EphemeralContainers {
 		check("ephemeralContainers", c.Name, c.VolumeMounts)
 	}
+}
+
+// runReinstall pins what the README says of installing again after an uninstall
+// with Kyverno: the copies the first release left are not adopted, so a changed
+// password reaches new namespaces but not the old copies, until they are deleted
+// before the install (the documented step), after which every namespace gets
+// the new bytes.
+func runReinstall(t *testing.T, cp *controlPlane, engine admissionEngine) {
+	if engine.name == "ClusterPolicy" {
+		grantKyvernoSecrets(t, cp)
+	}
+	cell := admissionCell{engine: engine, config: configCredentials, failurePolicy: "Ignore", id: "re-" + strings.ToLower(engine.name)}
+	rel := e2eRelease{cell.release(), proxyPoliciesChart, namespace, cell.values("first")}
+	url := func(password string) string { return "http://svc-user:" + password + "@" + cell.proxyHost() + ":3128" }
+	install := func(password string) {
+		rel.values = cell.values(password)
+		require.NoError(t, helm.InstallE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm install")
+	}
+	uninstall := func() { require.NoError(t, helm.DeleteE(t, helmOptions(cp, rel), rel.name, true), "helm uninstall") }
+	defer deleteSecretEverywhere(t, cp, cell.secretName())
+
+	install("first")
+	waitForSecretValue(t, cp, "team-a", cell.secretName(), "HTTP_PROXY", url("first"))
+	uninstall()
+
+	install("second")
+	fresh := "fresh-" + cell.id
+	cp.ensureNamespace(t, fresh)
+	waitForSecretValue(t, cp, fresh, cell.secretName(), "HTTP_PROXY", url("second"))
+	old, err := cp.Client.CoreV1().Secrets("team-a").Get(context.Background(), cell.secretName(), metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, url("first"), string(old.Data["HTTP_PROXY"]), "Kyverno does not adopt the first release's copy")
+	uninstall()
+
+	deleteSecretEverywhere(t, cp, cell.secretName())
+	install("third")
+	waitForSecretValue(t, cp, "team-a", cell.secretName(), "HTTP_PROXY", url("third"))
+	uninstall()
 }

@@ -58,6 +58,9 @@ func startKyverno(t testing.TB, cp *controlPlane, o *objectClient) {
 	}
 
 	dir := t.TempDir()
+	if d := os.Getenv("PROXYKIT_KYVERNO_LOGS"); d != "" {
+		dir = d
+	}
 	env := []string{
 		"KYVERNO_NAMESPACE=" + kyvernoNamespace,
 		"KYVERNO_SVC=kyverno-svc",
