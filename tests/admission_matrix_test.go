@@ -332,7 +332,7 @@ func waitForSecret(t *testing.T, cp *controlPlane, ns, name string, ok func(*cor
 			require.NoError(t, err)
 		}
 		require.True(t, time.Now().Before(deadline), "Secret %s/%s never became as expected", ns, name)
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -250,7 +250,7 @@ func waitFor(t testing.TB, cp *controlPlane, ns string, c corev1.Container, ok f
 		if ok(created.Spec.Containers[0]) {
 			return
 		}
-		time.Sleep(250 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
 	require.FailNow(t, "policy never took effect", "no canary Pod in %s passed the check", ns)
 }
