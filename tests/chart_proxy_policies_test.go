@@ -240,8 +240,84 @@ func TestProxyPoliciesBadValues(t *testing.T) {
 		{"service CIDR", "proxy: {https: 'http://p:1'}\ncluster: {serviceCIDRs: [fd00::/129]}", "cluster.serviceCIDRs"},
 		{"secret namespace", "native: {secretNamespaces: [Apps]}", "/native/secretNamespaces/0"},
 		{"credentials without secret namespaces", "proxy: {https: 'http://u:p@p:1'}\ncluster: {serviceCIDRs: [10.96.0.0/12]}\nnative: {enabled: true}", "native.secretNamespaces"},
+		{"policy kind", "kyverno: {policyKind: Policy}", "/kyverno/policyKind"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { assertFailsNaming(t, proxyPoliciesChart, tc.values, tc.want) })
 	}
+}
+
+// kyvernoCELPolicy is the part of a Kyverno MutatingPolicy or GeneratingPolicy
+// (policies.kyverno.io/v1) these tests read; the live admission matrix runs them.
+type kyvernoCELPolicy struct {
+	Spec struct {
+		FailurePolicy      string `json:"failurePolicy"`
+		ReinvocationPolicy string `json:"reinvocationPolicy"`
+		Autogen            struct {
+			PodControllers struct {
+				Controllers *[]string `json:"controllers"`
+			} `json:"podControllers"`
+		} `json:"autogen"`
+		Evaluation       map[string]map[string]bool    `json:"evaluation"`
+		MatchConstraints admissionv1.MatchResources    `json:"matchConstraints"`
+		MatchConditions  []admissionv1.MatchCondition  `json:"matchConditions"`
+		Variables        []admissionv1.Variable        `json:"variables"`
+		Mutations        []admissionv1.Mutation        `json:"mutations"`
+		Generate         []struct{ Expression string } `json:"generate"`
+	} `json:"spec"`
+}
+
+// TestProxyPoliciesMutatingPolicy: the default Kyverno kind carries the native
+// policy's CEL body unchanged (one source), with autogen off.
+func TestProxyPoliciesMutatingPolicy(t *testing.T) {
+	for _, values := range []string{policyValuesPlain, credentialValues(t, map[string]any{
+		"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}, "defaults": nil})} {
+		r := mustRenderSDK(t, proxyPoliciesChart, values)
+		var p kyvernoCELPolicy
+		require.NoError(t, yamlUnmarshal(string(r.Find(t, "MutatingPolicy", "inject-proxy-env").Raw), &p))
+		native := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, r.Find(t, "MutatingAdmissionPolicy", "inject-proxy-env"))
+		require.NotNil(t, p.Spec.Autogen.PodControllers.Controllers)
+		assert.Empty(t, *p.Spec.Autogen.PodControllers.Controllers, "no rules copied onto Deployments")
+		assert.Equal(t, "Ignore", p.Spec.FailurePolicy)
+		assert.Equal(t, "IfNeeded", p.Spec.ReinvocationPolicy)
+		assert.Equal(t, native.Spec.Mutations, p.Spec.Mutations, "the native policy's mutations")
+		assert.Equal(t, *native.Spec.MatchConstraints, p.Spec.MatchConstraints)
+		for _, c := range p.Spec.MatchConditions {
+			assert.NotEqual(t, "namespace-holds-the-proxy-secret", c.Name, "Kyverno copies the Secret everywhere it injects")
+		}
+	}
+}
+
+// TestProxyPoliciesGeneratingPolicy: with credentials, the copies are made for
+// existing namespaces too, kept in sync, and outlive the policy; the source and
+// the native copies carry helm.sh/resource-policy: keep.
+func TestProxyPoliciesGeneratingPolicy(t *testing.T) {
+	r := mustRenderSDK(t, proxyPoliciesChart, credentialValues(t, map[string]any{
+		"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}, "defaults": nil}))
+	secret := releaseName + "-proxy-credentials"
+	var p kyvernoCELPolicy
+	require.NoError(t, yamlUnmarshal(string(r.Find(t, "GeneratingPolicy", "inject-proxy-env-secret").Raw), &p))
+	for _, key := range []string{"generateExisting", "synchronize", "orphanDownstreamOnPolicyDelete"} {
+		assert.True(t, p.Spec.Evaluation[key]["enabled"], key)
+	}
+	assert.Equal(t, []string{"namespaces"}, p.Spec.MatchConstraints.ResourceRules[0].Resources)
+	require.Len(t, p.Spec.Variables, 1)
+	assert.Equal(t, `resource.Get("v1", "secrets", "`+namespace+`", "`+secret+`")`, p.Spec.Variables[0].Expression)
+	require.Len(t, p.Spec.Generate, 1)
+	assert.Equal(t, "generator.Apply(object.metadata.name, [variables.source])", p.Spec.Generate[0].Expression)
+	assert.Contains(t, p.Spec.MatchConditions[0].Expression, `"^kube-system$"`)
+	for _, ns := range []string{namespace, "apps"} {
+		var s corev1.Secret
+		for _, d := range r.Docs {
+			if d.Kind == "Secret" && d.Namespace == ns {
+				s = decodeStrict[corev1.Secret](t, d)
+			}
+		}
+		assert.Equal(t, "keep", s.Annotations["helm.sh/resource-policy"], "Secret in %s", ns)
+	}
+
+	r = mustRenderSDK(t, proxyPoliciesChart, credentialValues(t, map[string]any{"kyverno": map[string]any{"policyKind": "ClusterPolicy"}, "defaults": nil}))
+	assert.Contains(t, string(r.Find(t, "ClusterPolicy", "inject-proxy-env-secret").Raw), "orphanDownstreamOnPolicyDelete: true")
+	assert.False(t, r.Has("GeneratingPolicy", "inject-proxy-env-secret"))
+	assert.False(t, r.Has("MutatingPolicy", "inject-proxy-env"))
 }
