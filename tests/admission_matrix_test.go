@@ -236,6 +236,14 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 		t.Logf("the Secret's copy reached the new namespace %s after it was created", time.Since(created).Round(time.Millisecond))
 	}
 
+	if cell.config == configPlain {
+		// helm upgrade to another proxy: new Pods get it
+		moved := strings.ReplaceAll(rel.values, cell.proxyHost(), "moved-"+cell.proxyHost())
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, e2eRelease{rel.name, rel.chart, rel.namespace, moved}), rel.chart, rel.name), "helm upgrade")
+		waitFor(t, cp, "apps", ctr("canary"), func(c corev1.Container) bool {
+			return envMap(c.Env)["HTTPS_PROXY"].Value == "http://moved-"+cell.proxyHost()+":3129"
+		})
+	}
 	if cell.config == configCredentials {
 		// the copies hold the URL byte for byte, escapes and all
 		for _, ns := range []string{namespace, "apps"} {
