@@ -3,7 +3,6 @@ package tests
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -58,10 +57,7 @@ func measureAdmission(b *testing.B, cp *controlPlane, engine admissionEngine, id
 	rel := e2eRelease{cell.release(), proxyPoliciesChart, namespace, cell.values("")}
 	if engine.values != "" {
 		require.NoError(b, helm.InstallE(b, helmOptions(cp, rel), rel.chart, rel.name))
-		want := cell.env()
-		waitFor(b, cp, "apps", ctr("canary"), func(c corev1.Container) bool {
-			return reflect.DeepEqual(envMap(c.Env)["HTTPS_PROXY"], want[1])
-		})
+		waitForCell(b, cp, cell)
 	}
 	var out []time.Duration
 	var names []string
@@ -81,7 +77,7 @@ func measureAdmission(b *testing.B, cp *controlPlane, engine admissionEngine, id
 	}
 	if engine.values != "" {
 		require.NoError(b, helm.DeleteE(b, helmOptions(cp, rel), rel.name, true))
-		waitFor(b, cp, "apps", ctr("canary"), func(c corev1.Container) bool { return len(c.Env) == 0 })
+		waitForNoInjection(b, cp)
 	}
 	return out
 }

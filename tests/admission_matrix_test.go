@@ -171,9 +171,7 @@ func runLargePods(t *testing.T, cp *controlPlane, engine admissionEngine) {
 	require.NoError(t, helm.InstallE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm install")
 	defer func() { require.NoError(t, helm.DeleteE(t, helmOptions(cp, rel), rel.name, true)) }()
 	want := cell.env()
-	waitFor(t, cp, "apps", ctr("canary"), func(c corev1.Container) bool {
-		return reflect.DeepEqual(envMap(c.Env)["HTTPS_PROXY"], want[1])
-	})
+	waitForCell(t, cp, cell)
 	big := pod("large", "apps", nil)
 	for i := 0; i < largeContainers; i++ {
 		c := ctr(fmt.Sprintf("c%03d", i))
@@ -209,9 +207,7 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 	})
 	require.NoError(t, helm.InstallE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm install")
 	want := cell.env()
-	waitFor(t, cp, "apps", ctr("canary"), func(c corev1.Container) bool {
-		return reflect.DeepEqual(envMap(c.Env)["HTTPS_PROXY"], want[1])
-	})
+	waitForCell(t, cp, cell)
 
 	for _, pc := range podCases() {
 		pc.pod.Name += "-" + cell.id
@@ -265,7 +261,7 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 		off := rel
 		off.values += "kyverno: {enabled: false}\nnative: {enabled: false}\n"
 		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, off), off.chart, off.name), "helm upgrade, engine off")
-		waitFor(t, cp, "apps", ctr("canary"), func(c corev1.Container) bool { return len(c.Env) == 0 })
+		waitForNoInjection(t, cp)
 		for _, ns := range namespaces {
 			waitForSecretValue(t, cp, ns, cell.secretName(), "HTTP_PROXY", rotated)
 		}
@@ -300,8 +296,23 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 		}
 	}
 	// the policy is gone from admission before the next cell
-	waitFor(t, cp, "apps", ctr("canary"), func(c corev1.Container) bool { return len(c.Env) == 0 })
+	waitForNoInjection(t, cp)
 	deleteSecretEverywhere(t, cp, cell.secretName())
+}
+
+// waitForCell waits until the cell's policy injects into new Pods in apps.
+func waitForCell(t testing.TB, cp *controlPlane, cell admissionCell) {
+	t.Helper()
+	want := cell.env()[1] // HTTPS_PROXY, a value or a secretKeyRef
+	waitFor(t, cp, "apps", ctr("canary"), func(c corev1.Container) bool {
+		return reflect.DeepEqual(envMap(c.Env)["HTTPS_PROXY"], want)
+	})
+}
+
+// waitForNoInjection waits until new Pods in apps are admitted without proxy env.
+func waitForNoInjection(t testing.TB, cp *controlPlane) {
+	t.Helper()
+	waitFor(t, cp, "apps", ctr("canary"), func(c corev1.Container) bool { return len(c.Env) == 0 })
 }
 
 // createProxySecret creates a Secret with the three keys proxy-policies reads.
