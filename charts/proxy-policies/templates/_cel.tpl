@@ -53,16 +53,16 @@ Output: YAML list.
 {{- end }}
 - name: namespace-not-excluded
   expression: >-
-    ![{{ range $i, $p := include "proxy-policies.excludedNamespaces" $root | fromJsonArray }}{{ if $i }}, {{ end }}{{ toJson (include "proxy-policies.globRegex" $p) }}{{ end }}].exists(r, request.namespace.matches(r))
+    !{{ include "proxy-policies.celRegexes" (include "proxy-policies.excludedNamespaces" $root | fromJsonArray) }}.exists(r, request.namespace.matches(r))
 {{- with $root.Values.namespaces.include }}
 - name: namespace-included
   expression: >-
-    [{{ range $i, $p := . }}{{ if $i }}, {{ end }}{{ toJson (include "proxy-policies.globRegex" $p) }}{{ end }}].exists(r, request.namespace.matches(r))
+    {{ include "proxy-policies.celRegexes" . }}.exists(r, request.namespace.matches(r))
 {{- end }}
 {{- with $root.Values.exclude.names }}
 - name: name-not-excluded
   expression: >-
-    ![{{ range $i, $p := . }}{{ if $i }}, {{ end }}{{ toJson (include "proxy-policies.globRegex" $p) }}{{ end }}].exists(r, {{ $podName }}.matches(r))
+    !{{ include "proxy-policies.celRegexes" . }}.exists(r, {{ $podName }}.matches(r))
 {{- end }}
 - name: not-opted-out
   expression: >-

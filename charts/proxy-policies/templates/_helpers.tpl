@@ -40,6 +40,14 @@ Input: a string. Output: the regex.
 {{- end -}}
 
 {{/*
+proxy-policies.celRegexes — name patterns (* and ?) as a CEL list of anchored regexes.
+Input: a list. Output: e.g. ["^kube-.*$", "^apps$"].
+*/}}
+{{- define "proxy-policies.celRegexes" -}}
+[{{ range $i, $p := . }}{{ if $i }}, {{ end }}{{ toJson (include "proxy-policies.globRegex" $p) }}{{ end }}]
+{{- end -}}
+
+{{/*
 proxy-policies.celStrings — a CEL list literal of strings. Input: a list. Output: e.g. ['a', 'b'].
 JSON string literals are valid CEL string literals.
 */}}
