@@ -57,10 +57,13 @@ func startKyverno(t testing.TB, cp *controlPlane, o *objectClient) {
 		}
 	}
 
+	// the controllers' logs go to the test's temp dir (their tails are printed when a
+	// test fails); PROXYKIT_KYVERNO_LOGS=DIR keeps them whole, for debugging
 	dir := t.TempDir()
 	if d := os.Getenv("PROXYKIT_KYVERNO_LOGS"); d != "" {
 		dir = d
 	}
+	// what Kyverno's chart sets in its Deployments; a later duplicate key wins in os/exec
 	env := []string{
 		"KYVERNO_NAMESPACE=" + kyvernoNamespace,
 		"KYVERNO_SVC=kyverno-svc",
