@@ -87,12 +87,11 @@ Input: the env list. Output: e.g. {"HTTP_PROXY": true, "NO_PROXY": true}.
 proxy-policies.cel.mutations — the proxy env (and, with a trusted CA, the bundle
 volume and mounts) for every container list, in list order, own settings kept.
 Each container's env is scanned once for the names it sets itself (names).
-Without credentials one ApplyConfiguration per list merges the missing variables
-into each container (env merges by name, so nothing else moves); with
-policy.overrideExisting an own plain value is replaced too, an own valueFrom is
-kept because a merge cannot drop it.
-Every list goes into one apply configuration, with optional fields (`?list:`) so
-that an absent list stays absent: one merge per request, not one per list.
+Without credentials one ApplyConfiguration merges the missing variables into each
+container of every list (env merges by name, so nothing else moves), with optional
+fields (`?list:`) so that an absent list stays absent: one merge per request, not
+one per list. With policy.overrideExisting an own plain value is replaced too, an
+own valueFrom is kept because a merge cannot drop it.
 With credentials the entries are secretKeyRefs, an atomic struct that an apply
 configuration may not add ("may not mutate atomic arrays, maps or structs"), so a
 JSONPatch appends each missing variable instead, written as plain dyn() maps:
@@ -148,7 +147,7 @@ Input: the root context. Output: YAML list.
       volumeMounts: (!has(request.subResource) || request.subResource == "" || hasVolume ?
       [Object.spec.{{ $list }}.volumeMounts{name: {{ toJson $mount.name }}, mountPath: {{ toJson $mount.mountPath }}, readOnly: true}] : [])
       .filter(m, !has(c.volumeMounts) || !c.volumeMounts.exists(x, x.mountPath == m.mountPath || x.name == m.name))
-      {{- end }}})){{ if lt $n 2 }},{{ end }}
+      {{- end }}})){{ if lt (add1 $n) (len $lists) }},{{ end }}
       {{- end }}}})[0])[0]
 {{- end }}
 {{- end -}}
