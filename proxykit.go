@@ -85,7 +85,7 @@ func Include(helper string, values map[string]any) (string, error) {
 		Templates: []*chart.File{{Name: "templates/out", Data: []byte(`{{ include "` + helper + `" (dict "context" $) }}`)}},
 	}
 	host.AddDependency(lib)
-	out, err := renderChart(host, values, "proxykit", "default")
+	out, _, err := renderChart(host, values, "proxykit", "default")
 	if err != nil {
 		return "", err
 	}
@@ -93,30 +93,41 @@ func Include(helper string, values map[string]any) (string, error) {
 }
 
 // renderChart renders a loaded chart the way `helm template` does and returns
-// every rendered file by its path.
-func renderChart(c *chart.Chart, values map[string]any, release, namespace string) (map[string]string, error) {
+// every rendered file by its path, and the values the templates saw at the top
+// (the chart's values.yaml, its subcharts' defaults and globals, then values,
+// coalesced as Helm coalesces them).
+func renderChart(c *chart.Chart, values map[string]any, release, namespace string) (map[string]string, map[string]any, error) {
 	if values == nil {
 		values = map[string]any{}
 	}
 	if err := chartutil.ProcessDependenciesWithMerge(c, values); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	options := chartutil.ReleaseOptions{Name: release, Namespace: namespace, Revision: 1, IsInstall: true}
 	top, err := chartutil.ToRenderValues(c, values, options, chartutil.DefaultCapabilities)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out, err := engine.Render(c, top)
 	if err != nil {
-		return nil, TemplateError(err)
+		return nil, nil, TemplateError(err)
 	}
-	return out, nil
+	merged, _ := top["Values"].(chartutil.Values)
+	return out, merged, nil
 }
 
 // Render renders a loaded chart the way `helm template` does, in-process, and
 // returns every rendered file by its path (chart name included). Errors from
 // `fail` in a template come back as their message alone.
 func Render(c *chart.Chart, values map[string]any, release, namespace string) (map[string]string, error) {
+	out, _, err := renderChart(c, values, release, namespace)
+	return out, err
+}
+
+// RenderWithValues is Render that also returns the values the chart's templates
+// saw as .Values: its values.yaml, its subcharts' defaults and globals, then
+// values, merged exactly as Helm merges them.
+func RenderWithValues(c *chart.Chart, values map[string]any, release, namespace string) (map[string]string, map[string]any, error) {
 	return renderChart(c, values, release, namespace)
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -17,12 +18,13 @@ import (
 
 // The rules of Check, as Finding.Rule names them.
 const (
-	RuleMissingProxyEnv      = "missing-proxy-env"    // HTTP_PROXY, HTTPS_PROXY, NO_PROXY or a lower-case twin is absent
-	RuleCaseMismatch         = "case-mismatch"        // a variable and its lower-case twin differ
-	RuleNoProxyGap           = "no-proxy-gap"         // NO_PROXY sends a cluster destination to the proxy
-	RuleProxiedClusterWide   = "proxied-cluster-wide" // NO_PROXY bypasses everything or a public host
-	RuleCredentialsExposed   = "credentials-exposed"  // a proxy URL with user-info outside a Secret
-	RuleMissingSecret        = "missing-secret"       // a proxy variable reads an object the manifests lack
+	RuleMissingProxyEnv             = "missing-proxy-env"               // HTTP_PROXY, HTTPS_PROXY, NO_PROXY or a lower-case twin is absent
+	RuleCaseMismatch                = "case-mismatch"                   // a variable and its lower-case twin differ
+	RuleNoProxyGap                  = "no-proxy-gap"                    // NO_PROXY sends a cluster destination to the proxy
+	RuleProxyBypassedForPublicHosts = "proxy-bypassed-for-public-hosts" // NO_PROXY bypasses everything or a public host (was proxied-cluster-wide)
+	RuleCredentialsExposed          = "credentials-exposed"             // a proxy URL with user-info outside a Secret
+	RuleMissingSecret               = "missing-secret"                  // a proxy variable reads an object the manifests lack
+
 	proxyProbe               = "http://proxy.proxytest.invalid:3128"
 	publicHostsAreNotCovered = "https://example.com,https://api.github.com,http://93.184.216.34,http://[2606:2800:220:1::1]"
 )
@@ -54,9 +56,14 @@ func AssertProxyReady(t testing.TB, m *Manifests, c Cluster) {
 	}
 }
 
+// listNames say where a container that is not in `containers` sits.
+var listNames = map[string]string{"initContainers": "init container", "ephemeralContainers": "ephemeral container"}
+
 // Check judges every container of the manifests against the rules, with env
 // resolved through envFrom and valueFrom into the ConfigMaps and Secrets of the
-// same manifests, and NO_PROXY judged with golang.org/x/net/http/httpproxy.
+// same manifests, and NO_PROXY judged with golang.org/x/net/http/httpproxy. It
+// gives at most one finding per container and rule. Containers that opt out
+// (OptedOut) get no missing-proxy-env finding; every other rule still applies.
 func Check(m *Manifests, c Cluster) []Finding {
 	var findings []Finding
 	targets := c.Targets()
@@ -66,32 +73,57 @@ func Check(m *Manifests, c Cluster) []Finding {
 	}
 	judged := map[string]judgement{} // containers of one chart share a few NO_PROXY values
 	for _, ctr := range m.Containers() {
+		where := ""
+		if name, ok := listNames[ctr.List]; ok {
+			where = fmt.Sprintf(" (an %s, in %s)", name, ctr.List)
+		}
 		add := func(rule, format string, args ...any) {
 			findings = append(findings, Finding{Object: ctr.Object, Container: ctr.Name, Rule: rule, Message: fmt.Sprintf(format, args...)})
 		}
 		env := resolveEnv(m, ctr.Container)
-		for _, missing := range env.missingSources {
-			add(RuleMissingSecret, "envFrom reads %s, which the manifests do not contain", missing)
-		}
+
+		var missing, missingRefs, exposed []string
 		for _, name := range ProxyVariables {
 			v, ok := env.vars[name]
 			switch {
+			case !ok && (m.Variables == nil || slices.Contains(m.Variables, name)):
+				missing = append(missing, name)
 			case !ok:
-				add(RuleMissingProxyEnv, "%s is not set", name)
 			case v.missing != "":
-				add(RuleMissingSecret, "%s reads %s, which the manifests do not contain", name, v.missing)
+				missingRefs = append(missingRefs, name+" reads "+v.missing)
 			case v.from == "value" && hasUserInfo(v.value):
-				add(RuleCredentialsExposed, "%s holds a proxy URL with user-info in a plain value; put it in a Secret (secretKeyRef)", name)
+				exposed = append(exposed, name+" (a plain value)")
 			case strings.HasPrefix(v.from, "ConfigMap/") && hasUserInfo(v.value):
-				add(RuleCredentialsExposed, "%s reads a proxy URL with user-info from %s; put it in a Secret", name, v.from)
+				exposed = append(exposed, name+" (from "+v.from+")")
 			}
 		}
+		if len(missing) > 0 && ctr.OptedOut() == "" {
+			fix := "call proxykit.generateEnv for it, or, if it must not use the proxy, name it in the pod template's " + AnnotationSkipContainers + " annotation"
+			if m.proxyOff {
+				fix = "the proxy is off in the values this chart was rendered with (proxy.http and proxy.https, cluster.proxy.* and global.proxy.* are empty), so the library emits no proxy variable: set the proxy in the values you test with"
+			}
+			add(RuleMissingProxyEnv, "%s %s not set%s; %s", strings.Join(missing, ", "), isAre(len(missing)), where, fix)
+		}
+		for _, src := range env.missingSources {
+			missingRefs = append(missingRefs, "envFrom reads "+src)
+		}
+		if len(missingRefs) > 0 {
+			add(RuleMissingSecret, "%s, which the manifests do not contain%s; render proxykit.proxy.secret in this chart, or create it in the Pod's namespace", strings.Join(missingRefs, "; "), where)
+		}
+		if len(exposed) > 0 {
+			add(RuleCredentialsExposed, "%s hold%s a proxy URL with user-info%s; put it in a Secret and read it with secretKeyRef (the library does when a URL carries credentials)",
+				strings.Join(exposed, ", "), sIfOne(len(exposed)), where)
+		}
+		var mismatched []string
 		for _, upper := range ProxyVariables[:3] {
 			a, okA := env.vars[upper]
 			b, okB := env.vars[strings.ToLower(upper)]
 			if okA && okB && a.known() && b.known() && a.value != b.value {
-				add(RuleCaseMismatch, "%s and %s differ; clients disagree on which one they read", upper, strings.ToLower(upper))
+				mismatched = append(mismatched, upper+" and "+strings.ToLower(upper))
 			}
+		}
+		if len(mismatched) > 0 {
+			add(RuleCaseMismatch, "%s differ%s; clients disagree on which case they read: set both from one source", strings.Join(mismatched, ", "), where)
 		}
 		noProxy, ok := env.vars["NO_PROXY"]
 		if !ok || !noProxy.known() {
@@ -103,16 +135,31 @@ func Check(m *Manifests, c Cluster) []Finding {
 				j = judgement{gaps: noProxyGaps(noProxy.value, targets), wide: bypassesPublicHosts(noProxy.value)}
 				judged[noProxy.value] = j
 			}
-			for _, gap := range j.gaps {
-				add(RuleNoProxyGap, "%s goes through the proxy with NO_PROXY=%s", gap, noProxy.value)
+			if len(j.gaps) > 0 {
+				add(RuleNoProxyGap, "NO_PROXY sends %s through the proxy%s; set cluster.podCIDRs, serviceCIDRs, nodeCIDRs, apiServer and domain to the cluster's (or add the entries to proxy.noProxy)",
+					strings.Join(j.gaps, ", "), where)
 			}
-			if wide := j.wide; wide != "" {
-				add(RuleProxiedClusterWide, "NO_PROXY bypasses the proxy for %s, so the proxy covers nothing: %s", wide, noProxy.value)
+			if j.wide != "" {
+				add(RuleProxyBypassedForPublicHosts, "NO_PROXY bypasses the proxy for %s, so public traffic goes direct%s; remove that entry from NO_PROXY", j.wide, where)
 			}
 		}
 	}
 	findings = append(findings, credentialsOutsideSecrets(m)...)
 	return findings
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+func sIfOne(n int) string {
+	if n == 1 {
+		return "s"
+	}
+	return ""
 }
 
 // envValue is a variable as a container would see it.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/proxykit/proxykit"
 )
 
@@ -33,4 +35,24 @@ func ClusterFromValues(values map[string]any) (Cluster, error) {
 		return Cluster{}, fmt.Errorf("proxytest: the library's cluster facts are not JSON: %w: %s", err, out)
 	}
 	return Cluster(facts), nil
+}
+
+// VariablesFromValues lists the proxy variables the library renders for these
+// values, in the order of ProxyVariables, as Manifests.Variables holds them for a
+// render; nil when the proxy is off. Set it on manifests from Parse, so that Check
+// expects what the library emits (no HTTPS_PROXY when no https proxy is set).
+func VariablesFromValues(values map[string]any) ([]string, error) {
+	out, err := proxykit.Include("proxykit.proxy.env", values)
+	if err != nil {
+		return nil, err
+	}
+	var env []struct{ Name string }
+	if err := yaml.Unmarshal([]byte(out), &env); err != nil {
+		return nil, fmt.Errorf("proxytest: the library's proxy env is not YAML: %w", err)
+	}
+	var names []string
+	for _, e := range env {
+		names = append(names, e.Name)
+	}
+	return expected(names), nil
 }

@@ -7,17 +7,33 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 )
 
-// Manifests is a chart's render: every object, in the order of their templates.
+// Manifests is a chart's render: every object, in the order of their templates,
+// subcharts' objects included.
 type Manifests struct {
 	Objects []Object
-	// Values are the values the chart was rendered with (nil after Parse).
+	// Values are the values the chart was rendered with, merged exactly as Helm
+	// merges them: the chart's values.yaml, its subcharts' defaults, globals, then
+	// the options in order (nil after Parse).
 	Values map[string]any
+	// Cluster holds the cluster facts the proxykit library read in the same render,
+	// from those values; for an umbrella chart, every network any subchart names.
+	// Zero when no chart of the render uses proxykit, and after Parse.
+	Cluster Cluster
+	// Variables are the proxy variables the library renders for those values, in
+	// the order of ProxyVariables: HTTPS_PROXY is left out when no https proxy is
+	// set, the lower-case twins when proxy.lowercase is false. Check expects these
+	// in every container; nil (after Parse, or with the proxy off) means all six.
+	Variables []string
 
+	proxyOff bool // proxykit rendered with no proxy URL: findings say so
+
+	mu    sync.Mutex
 	index map[string]int // "Kind/name" -> position in Objects, built by Find
 }
 
@@ -38,6 +54,8 @@ func (o Object) ID() string { return o.Kind + "/" + o.Name }
 type Container struct {
 	Object string // "Kind/name" of the object that holds the pod template
 	List   string // "containers", "initContainers" or "ephemeralContainers"
+	// Annotations are the pod template's annotations, where the opt-outs live.
+	Annotations map[string]string
 	corev1.Container
 }
 
@@ -61,11 +79,12 @@ func Parse(manifests string) (*Manifests, error) {
 	return m, nil
 }
 
-// parseRendered reads the engine's output, template by template in name order.
+// parseRendered reads the engine's output, template by template in name order:
+// the chart's own templates, then its subcharts' (charts/<sub>/templates/...).
 func parseRendered(chartName string, files map[string]string) (*Manifests, error) {
 	var names []string
 	for name := range files {
-		if strings.HasPrefix(name, chartName+"/templates/") && path.Ext(name) != ".txt" {
+		if isManifest(chartName, name) {
 			names = append(names, name)
 		}
 	}
@@ -79,6 +98,15 @@ func parseRendered(chartName string, files map[string]string) (*Manifests, error
 		}
 	}
 	return m, nil
+}
+
+// isManifest tells whether a rendered file is one `helm template` prints: a file
+// of a templates/ folder of the chart or a subchart, not NOTES.txt, not the facts.
+func isManifest(chartName, name string) bool {
+	if !strings.HasPrefix(name, chartName+"/") || path.Ext(name) == ".txt" || path.Base(name) == path.Base(factsTemplate) {
+		return false
+	}
+	return strings.HasPrefix(name, chartName+"/templates/") || strings.Contains(name, "/charts/") && strings.Contains(name, "/templates/")
 }
 
 func (m *Manifests) add(source, doc string) error {
@@ -99,7 +127,10 @@ func (m *Manifests) add(source, doc string) error {
 }
 
 // Find returns the object of this kind and name (the first, if several), or nil.
+// Safe for concurrent use.
 func (m *Manifests) Find(kind, name string) *Object {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if len(m.index) != len(m.Objects) {
 		m.index = make(map[string]int, len(m.Objects))
 		for i := len(m.Objects) - 1; i >= 0; i-- {
@@ -112,19 +143,21 @@ func (m *Manifests) Find(kind, name string) *Object {
 	return nil
 }
 
-// podSpecPaths are where workload kinds keep their pod spec; any other object with
-// spec.template.spec (an Argo Rollout, say) is found by the last entry.
-var podSpecPaths = map[string][]string{
-	"Pod":     {"spec"},
-	"CronJob": {"spec", "jobTemplate", "spec", "template", "spec"},
-	"":        {"spec", "template", "spec"},
+// podTemplatePaths are where workload kinds keep their pod template (a Pod is its
+// own); any other object with spec.template (an Argo Rollout, say) is found by the
+// last entry.
+var podTemplatePaths = map[string][]string{
+	"Pod":     {},
+	"CronJob": {"spec", "jobTemplate", "spec", "template"},
+	"":        {"spec", "template"},
 }
 
-// PodSpec returns the object's pod spec (a Pod's own, or its pod template's), if it has one.
-func (o Object) PodSpec() (*corev1.PodSpec, bool) {
-	p, ok := podSpecPaths[o.Kind]
+// podTemplate returns the object's pod template as decoded YAML (a Pod's own
+// content), if it has one with containers.
+func (o Object) podTemplate() (map[string]any, bool) {
+	p, ok := podTemplatePaths[o.Kind]
 	if !ok {
-		p = podSpecPaths[""]
+		p = podTemplatePaths[""]
 	}
 	var node any = o.Content
 	for _, key := range p {
@@ -134,22 +167,44 @@ func (o Object) PodSpec() (*corev1.PodSpec, bool) {
 		}
 		node = m[key]
 	}
-	raw, ok := node.(map[string]any)
+	tmpl, ok := node.(map[string]any)
 	if !ok {
 		return nil, false
 	}
-	if _, has := raw["containers"]; !has {
+	spec, ok := tmpl["spec"].(map[string]any)
+	if !ok {
 		return nil, false
 	}
-	b, err := json.Marshal(raw)
+	if _, has := spec["containers"]; !has {
+		return nil, false
+	}
+	return tmpl, true
+}
+
+// PodTemplate returns the object's pod template (a Pod's own metadata and spec), if it has one.
+func (o Object) PodTemplate() (*corev1.PodTemplateSpec, bool) {
+	raw, ok := o.podTemplate()
+	if !ok {
+		return nil, false
+	}
+	b, err := json.Marshal(map[string]any{"metadata": raw["metadata"], "spec": raw["spec"]})
 	if err != nil {
 		return nil, false
 	}
-	var spec corev1.PodSpec
-	if err := json.Unmarshal(b, &spec); err != nil {
+	var tmpl corev1.PodTemplateSpec
+	if err := json.Unmarshal(b, &tmpl); err != nil {
 		return nil, false
 	}
-	return &spec, true
+	return &tmpl, true
+}
+
+// PodSpec returns the object's pod spec (a Pod's own, or its pod template's), if it has one.
+func (o Object) PodSpec() (*corev1.PodSpec, bool) {
+	tmpl, ok := o.PodTemplate()
+	if !ok {
+		return nil, false
+	}
+	return &tmpl.Spec, true
 }
 
 // Containers lists every container, init container and ephemeral container of
@@ -158,18 +213,21 @@ func (o Object) PodSpec() (*corev1.PodSpec, bool) {
 func (m *Manifests) Containers() []Container {
 	var out []Container
 	for _, o := range m.Objects {
-		spec, ok := o.PodSpec()
+		tmpl, ok := o.PodTemplate()
 		if !ok {
 			continue
 		}
-		for _, c := range spec.InitContainers {
-			out = append(out, Container{Object: o.ID(), List: "initContainers", Container: c})
+		at := func(list string, c corev1.Container) Container {
+			return Container{Object: o.ID(), List: list, Annotations: tmpl.Annotations, Container: c}
 		}
-		for _, c := range spec.Containers {
-			out = append(out, Container{Object: o.ID(), List: "containers", Container: c})
+		for _, c := range tmpl.Spec.InitContainers {
+			out = append(out, at("initContainers", c))
 		}
-		for _, e := range spec.EphemeralContainers {
-			out = append(out, Container{Object: o.ID(), List: "ephemeralContainers", Container: corev1.Container(e.EphemeralContainerCommon)})
+		for _, c := range tmpl.Spec.Containers {
+			out = append(out, at("containers", c))
+		}
+		for _, e := range tmpl.Spec.EphemeralContainers {
+			out = append(out, at("ephemeralContainers", corev1.Container(e.EphemeralContainerCommon)))
 		}
 	}
 	return out

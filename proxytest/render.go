@@ -65,7 +65,8 @@ func Render(t testing.TB, chartDir string, opts ...Option) *Manifests {
 }
 
 // RenderE renders chartDir in-process, the way `helm template` does, and returns
-// the parsed manifests with the values they were rendered with.
+// the parsed manifests (subcharts' objects included) with the values they were
+// rendered with and the cluster facts the proxykit library read in that render.
 func RenderE(chartDir string, opts ...Option) (*Manifests, error) {
 	o := &options{values: map[string]any{}, release: "release-name", namespace: "default"}
 	for _, opt := range opts {
@@ -80,7 +81,7 @@ func RenderE(chartDir string, opts ...Option) (*Manifests, error) {
 	if err := addEmbeddedLibrary(c); err != nil {
 		return nil, err
 	}
-	files, err := proxykit.Render(c, o.values, o.release, o.namespace)
+	files, values, err := proxykit.RenderWithValues(c, o.values, o.release, o.namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -88,37 +89,53 @@ func RenderE(chartDir string, opts ...Option) (*Manifests, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Values = o.values
+	m.Values = values
+	if m.Cluster, m.Variables, m.proxyOff, err = readFacts(files); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
-// addEmbeddedLibrary gives a chart the embedded proxykit library when it depends
-// on proxykit and the dependency is not in its charts/ folder.
+// addEmbeddedLibrary gives the chart, and each of its subcharts, the embedded
+// proxykit library when it depends on proxykit and its charts/ folder has none,
+// and a template that reports the cluster facts the library reads (see facts.go).
 func addEmbeddedLibrary(c *chart.Chart) error {
+	for _, sub := range c.Dependencies() {
+		if err := addEmbeddedLibrary(sub); err != nil {
+			return err
+		}
+	}
 	for _, dep := range c.Metadata.Dependencies {
 		if dep.Name != "proxykit" {
 			continue
 		}
-		for _, have := range c.Dependencies() {
-			if have.Name() == dep.Name {
-				return nil
+		if !hasDependency(c, dep.Name) {
+			lib, err := proxykit.Library()
+			if err != nil {
+				return err
 			}
+			want, err := semver.NewConstraint(dep.Version)
+			if err != nil {
+				return fmt.Errorf("proxytest: %s depends on proxykit %q, which is not a version constraint: %w", c.Name(), dep.Version, err)
+			}
+			if !want.Check(semver.MustParse(lib.Metadata.Version)) {
+				return fmt.Errorf("proxytest: %s wants proxykit %s and its charts/ folder has none; the embedded library is %s: run `helm dependency build` or change the constraint",
+					c.Name(), dep.Version, lib.Metadata.Version)
+			}
+			c.AddDependency(lib)
 		}
-		lib, err := proxykit.Library()
-		if err != nil {
-			return err
-		}
-		want, err := semver.NewConstraint(dep.Version)
-		if err != nil {
-			return fmt.Errorf("proxytest: %s depends on proxykit %q, which is not a version constraint: %w", c.Name(), dep.Version, err)
-		}
-		if !want.Check(semver.MustParse(lib.Metadata.Version)) {
-			return fmt.Errorf("proxytest: %s wants proxykit %s and its charts/ folder has none; the embedded library is %s: run `helm dependency build` or change the constraint",
-				c.Name(), dep.Version, lib.Metadata.Version)
-		}
-		c.AddDependency(lib)
+		addFactsTemplate(c)
 	}
 	return nil
+}
+
+func hasDependency(c *chart.Chart, name string) bool {
+	for _, have := range c.Dependencies() {
+		if have.Name() == name {
+			return true
+		}
+	}
+	return false
 }
 
 // mergeValues merges src over dst as helm merges -f files: maps deeply, anything else replaced.

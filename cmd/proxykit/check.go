@@ -49,6 +49,15 @@ func runCheck(args []string, stdin io.Reader, stdout io.Writer) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
+	// the library has checked cluster.requireNetworks is a bool
+	if len(cluster.PodCIDRs)+len(cluster.ServiceCIDRs) == 0 && dig(vals, "cluster", "requireNetworks") != false {
+		return usagef("the values name no pod and no service network, so no-proxy-gap could judge no cluster address: " +
+			"pass the cluster's values with -f (cluster.podCIDRs, cluster.serviceCIDRs; `proxykit discover` reads them from a cluster), " +
+			"or --set cluster.requireNetworks=false to check without them")
+	}
+	if m.Variables, err = proxytest.VariablesFromValues(vals); err != nil {
+		return usagef("%v", err)
+	}
 	findings := proxytest.Check(m, cluster)
 	if *output == "json" {
 		if findings == nil {
@@ -69,4 +78,17 @@ func runCheck(args []string, stdin io.Reader, stdout io.Writer) error {
 		return errFindings
 	}
 	return nil
+}
+
+// dig reads a nested value; nil when any step is missing.
+func dig(values map[string]any, keys ...string) any {
+	var node any = values
+	for _, k := range keys {
+		m, ok := node.(map[string]any)
+		if !ok {
+			return nil
+		}
+		node = m[k]
+	}
+	return node
 }

@@ -26,6 +26,11 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // errFindings ends `check` with exit status 1 after printing its findings.
 var errFindings = errors.New("findings")
 
+// helpRequested is -h or --help on a command: its usage goes to stdout, exit 0.
+type helpRequested struct{ usage string }
+
+func (h helpRequested) Error() string { return h.usage }
+
 type command struct {
 	name, args, summary string
 	run                 func(args []string, stdin io.Reader, stdout io.Writer) error
@@ -43,22 +48,28 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
 		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		return 0
 	}
 	for _, c := range commands {
 		if c.name != args[0] {
 			continue
 		}
 		err := c.run(args[1:], stdin, stdout)
+		var help helpRequested
 		switch {
 		case err == nil:
 			return 0
 		case errors.Is(err, errFindings):
 			return 1
-		case errors.Is(err, pflag.ErrHelp):
-			return 2
+		case errors.As(err, &help):
+			fmt.Fprintf(stdout, "Usage: proxykit %s %s\n  %s\n\nFlags:\n%s", c.name, c.args, c.summary, help.usage)
+			return 0
 		default:
 			fmt.Fprintf(stderr, "proxykit %s: %v\n", c.name, err)
 			return 2
@@ -89,7 +100,7 @@ func flagSet(name string) *pflag.FlagSet {
 func parse(fs *pflag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return usagef("flags:\n%s", fs.FlagUsages())
+			return helpRequested{fs.FlagUsages()}
 		}
 		return usagef("%v", err)
 	}

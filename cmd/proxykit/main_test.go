@@ -109,28 +109,53 @@ func helmTemplate(t *testing.T, values string) string {
 func TestCheckReadsHelmTemplateOutput(t *testing.T) {
 	manifests := helmTemplate(t, eks)
 	code, stdout, stderr := runCLI(t, manifests, "check", "-f", eks, "-")
-	assert.Equal(t, 1, code, stderr)
-	// the metrics sidecar opts out of the proxy on purpose: six findings, nothing else
-	assert.Equal(t, 6, strings.Count(stdout, "Deployment/shop-api container metrics: missing-proxy-env"), stdout)
-	assert.Contains(t, stdout, "5 containers checked, 6 findings")
+	assert.Equal(t, 0, code, "the metrics sidecar opts out with proxykit.io/skip-containers: %s%s", stdout, stderr)
+	assert.Equal(t, "5 containers checked, 0 findings\n", stdout)
 
 	code, stdout, _ = runCLI(t, manifests, "check", "-f", eks, "-o", "json")
+	assert.Equal(t, 0, code)
+	assert.JSONEq(t, "[]", stdout)
+
+	optedIn := strings.Replace(manifests, "proxykit.io/skip-containers: metrics", "proxykit.io/skip-containers: envoy", 1)
+	require.NotEqual(t, manifests, optedIn)
+	code, stdout, _ = runCLI(t, optedIn, "check", "-f", eks, "-o", "json")
 	assert.Equal(t, 1, code)
 	var findings []map[string]string
 	require.NoError(t, json.Unmarshal([]byte(stdout), &findings))
-	require.Len(t, findings, 6)
-	assert.Equal(t, map[string]string{"object": "Deployment/shop-api", "container": "metrics", "rule": "missing-proxy-env", "message": "HTTP_PROXY is not set"}, findings[0])
+	assert.Equal(t, []map[string]string{{"object": "Deployment/shop-api", "container": "metrics", "rule": "missing-proxy-env",
+		"message": "HTTP_PROXY, HTTPS_PROXY, NO_PROXY, http_proxy, https_proxy, no_proxy are not set; call proxykit.generateEnv for it, or, if it must not use the proxy, name it in the pod template's proxykit.io/skip-containers annotation"}},
+		findings, "one finding per container and rule")
 
 	t.Run("a cluster the values do not describe: gaps", func(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "manifests.yaml")
 		require.NoError(t, os.WriteFile(file, []byte(manifests), 0o644))
 		code, stdout, _ := runCLI(t, "", "check", "-f", eks, "--set", "cluster.nodeCIDRs={192.168.0.0/16}", file)
 		assert.Equal(t, 1, code)
-		assert.Contains(t, stdout, "no-proxy-gap: http://192.168.0.0:8080 goes through the proxy")
+		assert.Contains(t, stdout, "no-proxy-gap: NO_PROXY sends http://192.168.0.0:8080, http://192.168.128.0:8080, http://192.168.255.255:8080 through the proxy")
+		assert.Contains(t, stdout, "5 containers checked, 4 findings", "one per container that gets the proxy")
+	})
+	t.Run("no network in the values is exit 2, not a silent pass", func(t *testing.T) {
+		code, stdout, stderr := runCLI(t, manifests, "check")
+		assert.Equal(t, 2, code, stdout)
+		assert.Contains(t, stderr, "cluster.podCIDRs")
+		assert.Contains(t, stderr, "cluster.requireNetworks=false")
+		code, stdout, _ = runCLI(t, manifests, "check", "--set", "cluster.requireNetworks=false")
+		assert.Equal(t, 0, code, "the explicit opt-out judges what it can: %s", stdout)
 	})
 	t.Run("bad values are exit 2", func(t *testing.T) {
 		code, _, stderr := runCLI(t, manifests, "check", "--set", "cluster.serviceCIDRs={10.0.0.0/33}")
 		assert.Equal(t, 2, code)
 		assert.Contains(t, stderr, "cluster.serviceCIDRs")
 	})
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"noproxy", "--help"}, {"env", "-h"}, {"check", "--help"}, {"explain", "--help"}} {
+		code, stdout, stderr := runCLI(t, "", args...)
+		assert.Equal(t, 0, code, "%v: %s", args, stderr)
+		assert.Contains(t, stdout, "proxykit", "%v prints its usage to stdout", args)
+		assert.Empty(t, stderr, "%v", args)
+	}
+	_, stdout, _ := runCLI(t, "", "check", "--help")
+	assert.Contains(t, stdout, "--values")
 }

@@ -1,0 +1,112 @@
+package proxytest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"helm.sh/helm/v3/pkg/chart"
+)
+
+// factsTemplate is added to every chart of a render that depends on proxykit. It
+// reports what the library read from that chart's own values (its values.yaml,
+// globals and the options, as Helm merged them), so Check judges the render with
+// the facts the render used, never with values read a second time. Its output is
+// no manifest: parseRendered skips it.
+const factsTemplate = "templates/proxytest-facts.json"
+
+const factsSource = `{{- $args := dict "context" $ -}}
+{{- $names := list -}}
+{{- range $e := include "proxykit.proxy.env" $args | fromYamlArray }}{{ $names = append $names $e.name }}{{ end -}}
+{{- toJson (dict "cluster" (include "proxykit.cluster.facts" $args | fromJson) "variables" $names) -}}`
+
+// addFactsTemplate adds factsTemplate to c; the chart's template list is its own
+// copy (cloneChart shares the slice with the cached load).
+func addFactsTemplate(c *chart.Chart) {
+	c.Templates = append(slices.Clip(c.Templates), &chart.File{Name: factsTemplate, Data: []byte(factsSource)})
+}
+
+// readFacts merges the facts of every chart of the render that uses proxykit: an
+// umbrella chart's subcharts run in one cluster, so NO_PROXY must cover every
+// network any of them knows, and a container must have every proxy variable any
+// of them renders. proxyOff is true when proxykit is used and renders no variable.
+func readFacts(files map[string]string) (c Cluster, variables []string, proxyOff bool, err error) {
+	var names []string
+	for name := range files {
+		if path.Base(name) == path.Base(factsTemplate) && path.Base(path.Dir(name)) == "templates" {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return Cluster{}, nil, false, nil
+	}
+	sort.Strings(names) // the top chart's file sorts before charts/<sub>/...
+	sort.SliceStable(names, func(i, j int) bool { return strings.Count(names[i], "/") < strings.Count(names[j], "/") })
+	for _, name := range names {
+		var f struct {
+			Cluster   Cluster
+			Variables []string
+		}
+		if err := json.Unmarshal([]byte(files[name]), &f); err != nil {
+			return Cluster{}, nil, false, fmt.Errorf("proxytest: the library's cluster facts in %s are not JSON: %w", name, err)
+		}
+		c = c.merge(f.Cluster)
+		for _, v := range f.Variables {
+			if !slices.Contains(variables, v) {
+				variables = append(variables, v)
+			}
+		}
+	}
+	return c, expected(variables), len(variables) == 0, nil
+}
+
+// merge adds other's networks to c; the first domain and API server win.
+func (c Cluster) merge(other Cluster) Cluster {
+	if c.Domain == "" {
+		c.Domain = other.Domain
+	}
+	if c.APIServer == "" {
+		c.APIServer = other.APIServer
+	}
+	c.Metadata = c.Metadata || other.Metadata
+	c.PodCIDRs = union(c.PodCIDRs, other.PodCIDRs)
+	c.ServiceCIDRs = union(c.ServiceCIDRs, other.ServiceCIDRs)
+	c.NodeCIDRs = union(c.NodeCIDRs, other.NodeCIDRs)
+	return c
+}
+
+// union appends to a the prefixes of b that a lacks, compared as parsed prefixes.
+func union(a, b []string) []string {
+	have := map[netip.Prefix]bool{}
+	for _, s := range a {
+		if p, err := netip.ParsePrefix(s); err == nil {
+			have[p.Masked()] = true
+		}
+	}
+	out := append([]string{}, a...)
+	for _, s := range b {
+		p, err := netip.ParsePrefix(s)
+		if err == nil && have[p.Masked()] {
+			continue
+		}
+		have[p.Masked()] = true
+		out = append(out, s)
+	}
+	return out
+}
+
+// expected orders the variables the library renders as ProxyVariables does; nil
+// when it renders none (the proxy is off), so that Check then expects all six.
+func expected(rendered []string) []string {
+	var out []string
+	for _, name := range ProxyVariables {
+		if slices.Contains(rendered, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}

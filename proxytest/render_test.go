@@ -1,0 +1,147 @@
+package proxytest
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+)
+
+// A platform chart sets its cluster in its own values.yaml; a test passes only
+// the proxy. The facts Check judges with are the render's own.
+func TestRenderTakesTheFactsFromTheRender(t *testing.T) {
+	m := Render(t, "testdata/platform", Values(`proxy: {http: http://proxy.corp.example:3128}`))
+
+	assert.Equal(t, Cluster{Domain: "k8s.internal", PodCIDRs: []string{"100.96.0.0/11"}, ServiceCIDRs: []string{"100.64.0.0/13"},
+		NodeCIDRs: []string{}, APIServer: "100.64.0.1", Metadata: false}, m.Cluster)
+	assert.Equal(t, []string{"HTTP_PROXY", "NO_PROXY", "http_proxy", "no_proxy"}, m.Variables,
+		"no https proxy is set, so HTTPS_PROXY is not expected")
+	cluster, _ := m.Values["cluster"].(map[string]any)
+	assert.Equal(t, "k8s.internal", cluster["domain"], "Values holds the chart's values.yaml, merged as Helm merges it")
+	proxy, _ := m.Values["proxy"].(map[string]any)
+	assert.Equal(t, "http://proxy.corp.example:3128", proxy["http"])
+	assert.Equal(t, []any{".corp.example"}, proxy["noProxy"], "the chart's default stays beside the option")
+
+	assert.Empty(t, Check(m, m.Cluster), "the chart is proxy ready: init container covered, sidecar opted out")
+	fromValues, err := ClusterFromValues(m.Values)
+	require.NoError(t, err, "the merged values read as the library reads them")
+	assert.Equal(t, m.Cluster, fromValues)
+
+	t.Run("options override the chart's values in order", func(t *testing.T) {
+		m := Render(t, "testdata/platform", Values(`proxy: {http: http://a:1}`), Values(`{proxy: {https: http://b:2}, cluster: {metadataEndpoints: true}}`))
+		assert.True(t, m.Cluster.Metadata)
+		assert.Equal(t, ProxyVariables, m.Variables)
+		assert.Empty(t, Check(m, m.Cluster))
+	})
+	t.Run("the proxy off: every variable is expected and the message says why", func(t *testing.T) {
+		m := Render(t, "testdata/platform")
+		assert.Nil(t, m.Variables)
+		findings := Check(m, m.Cluster)
+		require.Len(t, findings, 4, "%v", findings) // migrate, api, db, report; envoy opts out
+		for _, f := range findings {
+			assert.Equal(t, RuleMissingProxyEnv, f.Rule)
+			assert.Contains(t, f.Message, "the proxy is off in the values this chart was rendered with")
+		}
+	})
+}
+
+func TestRenderChecksEverySubchart(t *testing.T) {
+	m := Render(t, "testdata/umbrella")
+	assert.Equal(t, []string{"Deployment/web", "Deployment/worker"}, m.IDs())
+	assert.Equal(t, "charts/web/templates/deployment.yaml", m.Objects[0].Source)
+	assert.Equal(t, []string{"10.244.0.0/16", "fd00:10:244::/56"}, m.Cluster.PodCIDRs, "every subchart's networks")
+	assert.Equal(t, []string{"10.96.0.0/12"}, m.Cluster.ServiceCIDRs, "one network named twice is listed once")
+
+	findings := Check(m, m.Cluster)
+	require.Len(t, findings, 2, "%v", findings)
+	assert.Equal(t, Finding{Object: "Deployment/web", Container: "web", Rule: RuleNoProxyGap}, Finding{Object: findings[0].Object, Container: findings[0].Container, Rule: findings[0].Rule},
+		"web's NO_PROXY lacks the IPv6 pod network that worker's values name")
+	assert.Contains(t, findings[0].Message, "http://[fd00:10:244::]:8080")
+	assert.Equal(t, "Deployment/worker", findings[1].Object)
+	assert.Equal(t, RuleMissingProxyEnv, findings[1].Rule)
+}
+
+func TestOneFindingPerContainerAndRule(t *testing.T) {
+	m, err := Parse(`apiVersion: batch/v1
+kind: Job
+metadata: {name: j}
+spec:
+  template:
+    spec:
+      initContainers:
+        - name: init
+          image: x
+          env:
+            - {name: HTTP_PROXY, valueFrom: {secretKeyRef: {name: gone, key: HTTP_PROXY}}}
+            - {name: HTTPS_PROXY, valueFrom: {secretKeyRef: {name: gone, key: HTTPS_PROXY}}}
+            - {name: NO_PROXY, valueFrom: {secretKeyRef: {name: gone, key: NO_PROXY}}}
+            - {name: http_proxy, valueFrom: {secretKeyRef: {name: gone, key: HTTP_PROXY}}}
+            - {name: https_proxy, valueFrom: {secretKeyRef: {name: gone, key: HTTPS_PROXY}}}
+            - {name: no_proxy, valueFrom: {secretKeyRef: {name: gone, key: NO_PROXY}}}
+      containers:
+        - {name: main, image: x}
+`)
+	require.NoError(t, err)
+	findings := Check(m, testCluster)
+	require.Len(t, findings, 2, "%v", findings)
+	assert.Equal(t, RuleMissingSecret, findings[0].Rule)
+	assert.Equal(t, "init", findings[0].Container)
+	assert.Equal(t, "HTTP_PROXY reads Secret/gone; HTTPS_PROXY reads Secret/gone; NO_PROXY reads Secret/gone; http_proxy reads Secret/gone; https_proxy reads Secret/gone; no_proxy reads Secret/gone, which the manifests do not contain (an init container, in initContainers); render proxykit.proxy.secret in this chart, or create it in the Pod's namespace", findings[0].Message)
+	assert.Equal(t, RuleMissingProxyEnv, findings[1].Rule)
+	assert.Equal(t, "HTTP_PROXY, HTTPS_PROXY, NO_PROXY, http_proxy, https_proxy, no_proxy are not set; call proxykit.generateEnv for it, or, if it must not use the proxy, name it in the pod template's proxykit.io/skip-containers annotation", findings[1].Message)
+	assert.Equal(t, "Job/j container main: missing-proxy-env: "+findings[1].Message, findings[1].String())
+}
+
+func TestTypedAccess(t *testing.T) {
+	m := Render(t, "testdata/platform", Values(`proxy: {http: "http://proxy.corp.example:3128"}`), Release("shop", "apps"))
+
+	d := Get[appsv1.Deployment](t, m, "shop-api")
+	assert.Equal(t, " envoy , metrics", d.Spec.Template.Annotations[AnnotationSkipContainers])
+	cj := Get[batchv1.CronJob](t, m, "shop-report")
+	assert.Equal(t, "0 3 * * *", cj.Spec.Schedule)
+
+	api := m.Container(t, "Deployment/shop-api", "api")
+	assert.Equal(t, "containers", api.List)
+	assert.Equal(t, "HTTP_PROXY", api.Env[0].Name)
+	assert.Equal(t, "http://proxy.corp.example:3128", m.Environment(api)["http_proxy"])
+	assert.Contains(t, m.Environment(api)["NO_PROXY"], ".corp.example")
+
+	_, err := m.ContainerE("Deployment/shop-api", "nginx")
+	assert.EqualError(t, err, `proxytest: Deployment/shop-api has no container "nginx"; it has migrate, api, envoy`)
+	_, err = m.ContainerE("Deployment/nope", "api")
+	assert.EqualError(t, err, "proxytest: Deployment/nope has no pod template in the manifests; have Deployment/shop-api, StatefulSet/shop-db, CronJob/shop-report")
+	assert.EqualError(t, m.Decode("Service", "shop-api", &struct{}{}), "proxytest: no Service/shop-api in the manifests; have Deployment/shop-api, StatefulSet/shop-db, CronJob/shop-report")
+
+	typo, err := Parse("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replica: 2}\n")
+	require.NoError(t, err)
+	err = typo.Decode("Deployment", "d", &appsv1.Deployment{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `unknown field "replica"`, "strict: a typo in a template is an error")
+}
+
+// Find builds its index on first use; tests that share one render call it in parallel.
+func TestFindIsSafeForConcurrentUse(t *testing.T) {
+	m := Render(t, "testdata/platform")
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			assert.NotNil(t, m.Find("StatefulSet", "release-name-db"))
+			assert.NotEmpty(t, Check(m, m.Cluster))
+		}()
+	}
+	wg.Wait()
+}
+
+func TestParseKeepsSubchartSources(t *testing.T) {
+	m, err := Parse("---\n# Source: umbrella/charts/web/templates/deployment.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+	require.NoError(t, err)
+	require.Len(t, m.Objects, 1)
+	assert.Equal(t, "charts/web/templates/deployment.yaml", m.Objects[0].Source)
+	assert.True(t, strings.HasPrefix(m.Objects[0].ID(), "ConfigMap/"))
+}
