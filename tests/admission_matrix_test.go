@@ -381,12 +381,12 @@ func assertBundleMounted(t *testing.T, p corev1.Pod) {
 	}
 	assert.True(t, volume, "the bundle volume in %s", p.Name)
 	check := func(list, name string, mounts []corev1.VolumeMount) {
+		mounted := false
 		for _, m := range mounts {
-			if m.Name == "proxykit-ca-bundle" && m.MountPath == "/etc/proxykit/ca" && m.ReadOnly {
-				return
-			}
+			mounted = mounted || (m.Name == "proxykit-ca-bundle" && m.MountPath == "/etc/proxykit/ca" && m.ReadOnly)
 		}
-		assert.Fail(t, "bundle not mounted", "%s/%s in %s", list, name, p.Name)
+		// a container that opts out by proxykit.io/skip-containers gets no mount
+		assert.Equal(t, !skipped(p, list+"/"+name), mounted, "bundle mounted in %s/%s of %s", list, name, p.Name)
 	}
 	for _, c := range p.Spec.InitContainers {
 		check("initContainers", c.Name, c.VolumeMounts)

@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/proxykit/proxykit/proxytest"
 )
 
 // TestNativePolicyCELWithKyvernoCLI runs the MutatingAdmissionPolicy through the
@@ -41,6 +43,13 @@ func TestNativePolicyCELWithKyvernoCLI(t *testing.T) {
 			injected++
 			got := containerEnvs(after)
 			for name, own := range containerEnvs(c.pod) {
+				if skipped(c.pod, name) {
+					// the CLI merges lists atomically (above): what it adds is what can be judged here
+					for _, e := range got[name] {
+						assert.NotContains(t, proxytest.ProxyVariables, e.Name, "%s opts out by %s", name, proxytest.AnnotationSkipContainers)
+					}
+					continue
+				}
 				set := map[string]bool{}
 				for _, e := range own {
 					set[e.Name] = true

@@ -2,9 +2,12 @@ package tests
 
 import (
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/proxykit/proxykit/proxytest"
 )
 
 // Pod fixtures for the injection policies. The table is engine-neutral: the
@@ -77,6 +80,8 @@ func configMapRef(name, cm, key string) corev1.EnvVar {
 func podCases() []podCase {
 	withInit := pod("with-init", "apps", nil, ctr("app"), ctr("sidecar", val("A", "1")))
 	withInit.Spec.InitContainers = []corev1.Container{ctr("init-1"), ctr("init-2", val("HTTP_PROXY", "http://init-own:1"))}
+	skipping := pod("skip-containers", "apps", map[string]string{proxytest.AnnotationSkipContainers: " metrics ,init-skip"}, ctr("app"), ctr("metrics", val("A", "1")))
+	skipping.Spec.InitContainers = []corev1.Container{ctr("init-skip"), ctr("init-app")}
 	withEphemeral := pod("with-ephemeral", "apps", nil, ctr("app"))
 	withEphemeral.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debugger", Image: "busybox:1.36"}}}
 
@@ -97,6 +102,8 @@ func podCases() []podCase {
 		{name: "name pattern", pod: pod("capi-controller-manager", "apps", nil, ctr("manager")), injected: false},
 		{name: "opt-out AKS annotation", pod: pod("opt-out-aks", "apps", map[string]string{"kubernetes.azure.com/no-http-proxy-vars": "true"}, ctr("app")), injected: false},
 		{name: "excluded namespace pattern kube-*", pod: pod("in-kube-public", "kube-public", nil, ctr("app")), injected: false},
+		// injected, but not into the containers proxykit.io/skip-containers names
+		{name: "opt-out proxykit.io/skip-containers", pod: skipping, injected: true},
 	}
 }
 
@@ -123,6 +130,13 @@ func expectedEnv(own, proxy []corev1.EnvVar, override bool) []corev1.EnvVar {
 		}
 	}
 	return out
+}
+
+// skipped tells whether a container ("list/name", as containerEnvs keys them) opts
+// out of the proxy by the Pod's annotations, judged by proxytest's own vocabulary.
+func skipped(p corev1.Pod, key string) bool {
+	name := key[strings.Index(key, "/")+1:]
+	return proxytest.Container{Annotations: p.Annotations, Container: corev1.Container{Name: name}}.OptedOut() != ""
 }
 
 // containerEnvs lists every container's env of a Pod, keyed "list/name".

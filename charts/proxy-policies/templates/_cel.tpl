@@ -86,9 +86,12 @@ Input: the env list. Output: e.g. {"HTTP_PROXY": true, "NO_PROXY": true}.
 {{/*
 proxy-policies.cel.mutations — the proxy env (and, with a trusted CA, the bundle
 volume and mounts) for every container list, in list order, own settings kept.
-Each container's env is scanned once for the names it sets itself (names).
+Each container's env is scanned once for the names it sets itself (names); a
+container named in proxykit.io/skip-containers (skip) gets nothing.
 Without credentials one ApplyConfiguration merges the missing variables into each
-container of every list (env merges by name, so nothing else moves), with optional
+container of every list (a container with nothing to add, or skipped, gets no env
+field at all: an empty list in an apply configuration replaced a container's own
+env in Kyverno's engine) (env merges by name, so nothing else moves), with optional
 fields (`?list:`) so that an absent list stays absent: one merge per request, not
 one per list. With policy.overrideExisting an own plain value is replaced too, an
 own valueFrom is kept because a merge cannot drop it.
@@ -109,10 +112,11 @@ Input: the root context. Output: YAML list.
 - patchType: JSONPatch
   jsonPatch:
     expression: >-
-      [{{ include "proxy-policies.cel.names" $env }}].map(names,
+      [{{ include "proxy-policies.cel.names" $env }}].map(names, [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
       {{- range $n, $list := $lists }}
       {{ if $n }}+ {{ end }}(!has(object.spec.{{ $list }}) ? [] :
       lists.range(size(object.spec.{{ $list }})).map(i,
+      object.spec.{{ $list }}[i].name in skip ? [] :
       !has(object.spec.{{ $list }}[i].env) ?
       [JSONPatch{op: "add", path: "/spec/{{ $list }}/" + string(i) + "/env", value: {{ include "proxy-policies.celEnvList" $env }}}] :
       [object.spec.{{ $list }}[i].env.filter(x, x.name in names).map(x, x.name)]
@@ -120,14 +124,14 @@ Input: the root context. Output: YAML list.
       .map(e, JSONPatch{op: "add", path: "/spec/{{ $list }}/" + string(i) + "/env/-", value: e}))[0]
       ).flatten())
       {{- end }}
-      )[0]
+      )[0])[0]
 {{- end }}
 {{- if or (not $s.credentials) $mount }}
 # one apply configuration for every list (one merge per request); an absent list stays absent
 - patchType: ApplyConfiguration
   applyConfiguration:
     expression: >-
-      [{{ include "proxy-policies.cel.names" $env }}].map(names,
+      [{{ include "proxy-policies.cel.names" $env }}].map(names, [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
       [{{ if $mount }}has(object.spec.volumes) && object.spec.volumes.exists(v, v.name == {{ toJson $mount.name }}){{ else }}false{{ end }}].map(hasVolume,
       Object{spec: Object.spec{
       {{- if $mount }}
@@ -138,16 +142,29 @@ Input: the root context. Output: YAML list.
       {{- range $n, $list := $lists }}
       ?{{ $list }}: !has(object.spec.{{ $list }}) ? optional.none() :
       optional.of(object.spec.{{ $list }}.map(c, Object.spec.{{ $list }}{name: c.name
-      {{- if not $s.credentials }}, env:
+      {{- if not $s.credentials }}, ?env:
       [has(c.env) ? c.env.filter(x, x.name in names{{ if $s.override }} && has(x.valueFrom){{ end }}).map(x, x.name) : []]
       .map(own, [{{ range $i, $e := $env }}{{ if $i }}, {{ end }}{{ include "proxy-policies.celEnv" (dict "list" $list "env" $e) }}{{ end }}]
-      .filter(e, !(e.name in own)))[0]
+      .filter(e, !(e.name in own)))
+      .map(l, c.name in skip || size(l) == 0 ? optional.none() : optional.of(l))[0]
       {{- end }}
       {{- if $mount }},
-      volumeMounts: (!has(request.subResource) || request.subResource == "" || hasVolume ?
+      ?volumeMounts: [(!has(request.subResource) || request.subResource == "" || hasVolume ?
       [Object.spec.{{ $list }}.volumeMounts{name: {{ toJson $mount.name }}, mountPath: {{ toJson $mount.mountPath }}, readOnly: true}] : [])
-      .filter(m, !has(c.volumeMounts) || !c.volumeMounts.exists(x, x.mountPath == m.mountPath || x.name == m.name))
+      .filter(m, !has(c.volumeMounts) || !c.volumeMounts.exists(x, x.mountPath == m.mountPath || x.name == m.name))]
+      .map(l, c.name in skip || size(l) == 0 ? optional.none() : optional.of(l))[0]
       {{- end }}})){{ if lt (add1 $n) (len $lists) }},{{ end }}
-      {{- end }}}})[0])[0]
+      {{- end }}}})[0])[0])[0]
 {{- end }}
+{{- end -}}
+
+{{/*
+proxy-policies.cel.skipContainers — the containers the Pod's proxykit.io/skip-containers
+annotation names, as a CEL list expression: a container named there gets no proxy
+variable, no trust variable and no bundle mount.
+Input: the root context. Output: a CEL expression of type list(string).
+*/}}
+{{- define "proxy-policies.cel.skipContainers" -}}
+{{- $key := toJson (include "proxy-policies.skipContainersAnnotation" .) -}}
+has(object.metadata.annotations) && {{ $key }} in object.metadata.annotations ? object.metadata.annotations[{{ $key }}].split(",").map(s, s.trim()) : []
 {{- end -}}

@@ -32,6 +32,14 @@ proxy-policies.optOutAnnotations — a Pod carrying any of these is left alone. 
 {{- end -}}
 
 {{/*
+proxy-policies.skipContainersAnnotation — a Pod annotation listing containers (of any
+list, comma-separated) that get no proxy: "metrics,envoy". Output: the key.
+*/}}
+{{- define "proxy-policies.skipContainersAnnotation" -}}
+proxykit.io/skip-containers
+{{- end -}}
+
+{{/*
 proxy-policies.globRegex — a name pattern with * and ? as an anchored RE2 regex.
 Input: a string. Output: the regex.
 */}}
