@@ -45,6 +45,8 @@ type Object struct {
 	Source string
 	// Content is the object as decoded from YAML.
 	Content map[string]any
+	// Raw is the document as rendered, comments included.
+	Raw string
 }
 
 // ID is "Kind/name", how findings name an object.
@@ -121,7 +123,7 @@ func (m *Manifests) add(source, doc string) error {
 	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
 	m.Objects = append(m.Objects, Object{
 		Kind: str(content, "kind"), Name: str(meta, "name"), Namespace: str(meta, "namespace"),
-		Source: source, Content: content,
+		Source: source, Content: content, Raw: doc,
 	})
 	return nil
 }

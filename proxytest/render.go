@@ -3,6 +3,7 @@ package proxytest
 import (
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/Masterminds/semver/v3"
@@ -19,6 +20,7 @@ type options struct {
 	values    map[string]any
 	release   string
 	namespace string
+	embedded  bool
 }
 
 // Values adds values given as YAML text, as `helm template -f` does with a file:
@@ -54,6 +56,17 @@ func Release(name, namespace string) Option {
 	}
 }
 
+// EmbeddedLibrary renders every chart that depends on proxykit with the library
+// embedded in this Go module, also where its charts/ folder holds a copy (which
+// may be stale): the chart is tested against the library version of the module
+// the test imports. The chart's version constraint must accept it.
+func EmbeddedLibrary() Option {
+	return func(o *options) error {
+		o.embedded = true
+		return nil
+	}
+}
+
 // Render renders chartDir and fails t when the chart does not render.
 func Render(t testing.TB, chartDir string, opts ...Option) *Manifests {
 	t.Helper()
@@ -78,7 +91,7 @@ func RenderE(chartDir string, opts ...Option) (*Manifests, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := addEmbeddedLibrary(c); err != nil {
+	if err := addEmbeddedLibrary(c, o.embedded); err != nil {
 		return nil, err
 	}
 	files, values, err := proxykit.RenderWithValues(c, o.values, o.release, o.namespace)
@@ -99,15 +112,18 @@ func RenderE(chartDir string, opts ...Option) (*Manifests, error) {
 // addEmbeddedLibrary gives the chart, and each of its subcharts, the embedded
 // proxykit library when it depends on proxykit and its charts/ folder has none,
 // and a template that reports the cluster facts the library reads (see facts.go).
-func addEmbeddedLibrary(c *chart.Chart) error {
+func addEmbeddedLibrary(c *chart.Chart, replace bool) error {
 	for _, sub := range c.Dependencies() {
-		if err := addEmbeddedLibrary(sub); err != nil {
+		if err := addEmbeddedLibrary(sub, replace); err != nil {
 			return err
 		}
 	}
 	for _, dep := range c.Metadata.Dependencies {
 		if dep.Name != "proxykit" {
 			continue
+		}
+		if replace {
+			c.SetDependencies(slices.DeleteFunc(slices.Clone(c.Dependencies()), func(d *chart.Chart) bool { return d.Name() == dep.Name })...)
 		}
 		if !hasDependency(c, dep.Name) {
 			lib, err := proxykit.Library()

@@ -1,6 +1,8 @@
 package proxytest
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -144,4 +146,26 @@ func TestParseKeepsSubchartSources(t *testing.T) {
 	require.Len(t, m.Objects, 1)
 	assert.Equal(t, "charts/web/templates/deployment.yaml", m.Objects[0].Source)
 	assert.True(t, strings.HasPrefix(m.Objects[0].ID(), "ConfigMap/"))
+}
+
+// A charts/ folder may hold a stale copy of the library; EmbeddedLibrary tests
+// the chart against the library of the module the test imports instead.
+func TestEmbeddedLibraryReplacesAVendoredCopy(t *testing.T) {
+	chart := copyChart(t, "testdata/platform")
+	stale := filepath.Join(chart, "charts", "proxykit")
+	require.NoError(t, os.MkdirAll(filepath.Join(stale, "templates"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(stale, "Chart.yaml"), []byte("apiVersion: v2\nname: proxykit\ntype: library\nversion: 0.3.0\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(stale, "templates", "_stale.tpl"), []byte(`
+{{- define "proxykit.generateEnv" }}env: [{name: STALE, value: "1"}]{{ end -}}
+{{- define "proxykit.proxy.env" }}[]{{ end -}}
+{{- define "proxykit.cluster.facts" }}{}{{ end -}}
+`), 0o644))
+	values := Values(`proxy: {http: http://proxy.corp.example:3128}`)
+
+	m := Render(t, chart, values)
+	assert.Equal(t, "STALE", m.Container(t, "Deployment/release-name-api", "api").Env[0].Name, "the chart's charts/ folder wins by default, as in helm")
+
+	m = Render(t, chart, values, EmbeddedLibrary())
+	assert.Equal(t, "HTTP_PROXY", m.Container(t, "Deployment/release-name-api", "api").Env[0].Name)
+	assert.Empty(t, Check(m, m.Cluster))
 }

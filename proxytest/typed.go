@@ -10,18 +10,15 @@ import (
 )
 
 // Decode decodes the object of this kind and name into out, a k8s.io/api type
-// or any struct with JSON tags, strictly: a field the type does not know fails,
-// so a typo in a template is an error, not a silently dropped field.
+// or any struct with JSON tags, strictly: a field the type does not know, or a
+// key written twice, fails, so a typo in a template is an error, not a silently
+// dropped field.
 func (m *Manifests) Decode(kind, name string, out any) error {
 	o := m.Find(kind, name)
 	if o == nil {
 		return fmt.Errorf("proxytest: no %s/%s in the manifests; have %s", kind, name, strings.Join(m.IDs(), ", "))
 	}
-	b, err := yaml.Marshal(o.Content)
-	if err != nil {
-		return fmt.Errorf("proxytest: %s: %w", o.ID(), err)
-	}
-	if err := yaml.UnmarshalStrict(b, out); err != nil {
+	if err := yaml.UnmarshalStrict([]byte(o.Raw), out); err != nil {
 		return fmt.Errorf("proxytest: %s does not decode into %T: %w", o.ID(), out, err)
 	}
 	return nil
