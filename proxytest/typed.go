@@ -18,6 +18,12 @@ func (m *Manifests) Decode(kind, name string, out any) error {
 	if o == nil {
 		return fmt.Errorf("proxytest: no %s/%s in the manifests; have %s", kind, name, strings.Join(m.IDs(), ", "))
 	}
+	return o.Decode(out)
+}
+
+// Decode decodes the object into out strictly, as Manifests.Decode does; use it
+// where several objects share a kind and name (in different namespaces).
+func (o Object) Decode(out any) error {
 	if err := yaml.UnmarshalStrict([]byte(o.Raw), out); err != nil {
 		return fmt.Errorf("proxytest: %s does not decode into %T: %w", o.ID(), out, err)
 	}

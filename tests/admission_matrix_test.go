@@ -277,7 +277,7 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 	assert.Empty(t, storedDeployment.Spec.Template.Spec.Containers[0].Env, "the Deployment's template is not mutated")
 	assert.Empty(t, storedDeployment.Spec.Template.Spec.Volumes)
 
-	docs := renderReleaseSDK(t, rel).Docs
+	docs := renderReleaseSDK(t, rel).Objects
 	require.NoError(t, helm.DeleteE(t, helmOptions(cp, rel), rel.name, true), "helm uninstall")
 	for _, d := range docs {
 		if d.Kind != "Secret" {

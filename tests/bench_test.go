@@ -9,8 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
@@ -46,7 +45,7 @@ func benchValues(t testing.TB, helper string, containers, n int) string {
 // TestBenchTemplate asserts the merge the benchmark measures, on a size small enough to spell out.
 func TestBenchTemplate(t *testing.T) {
 	r := mustRenderSDK(t, fixtureChart, benchValues(t, "proxykit", 3, 4))
-	spec := r.Deployment(t, releaseName+"-bench").Spec.Template.Spec
+	spec := proxytest.Get[appsv1.Deployment](t, r, releaseName+"-bench").Spec.Template.Spec
 	require.Len(t, spec.Containers, 3)
 	proxyTier := 6
 	for _, c := range spec.Containers {
@@ -61,8 +60,8 @@ func TestBenchTemplate(t *testing.T) {
 	}
 	// the baseline does the same merge, so the ratio compares like with like
 	for _, n := range []int{4, 100} {
-		ours := mustRenderSDK(t, fixtureChart, benchValues(t, "proxykit", 3, n)).Deployment(t, releaseName+"-bench")
-		plain := mustRenderSDK(t, fixtureChart, benchValues(t, "plain", 3, n)).Deployment(t, releaseName+"-bench")
+		ours := proxytest.Get[appsv1.Deployment](t, mustRenderSDK(t, fixtureChart, benchValues(t, "proxykit", 3, n)), releaseName+"-bench")
+		plain := proxytest.Get[appsv1.Deployment](t, mustRenderSDK(t, fixtureChart, benchValues(t, "plain", 3, n)), releaseName+"-bench")
 		assert.Equal(t, plain.Spec.Template.Spec.Containers, ours.Spec.Template.Spec.Containers, "%d entries per tier", n)
 	}
 }
@@ -87,14 +86,10 @@ func BenchmarkRenderFixture(b *testing.B) {
 }
 
 func benchmarkRender(b *testing.B, values string) {
-	chrt, err := loader.Load(fixtureChart)
-	require.NoError(b, err)
-	vals, err := chartutil.ReadValues([]byte(values))
-	require.NoError(b, err)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := renderManifests(fixtureChart, chrt, vals); err != nil {
+		if _, err := renderAs(fixtureChart, releaseName, namespace, values); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -108,7 +103,7 @@ func BenchmarkKyvernoApply(b *testing.B) {
 		b.Run(fmt.Sprintf("containers=%d", n), func(b *testing.B) {
 			dir := b.TempDir()
 			policy := filepath.Join(dir, "policy.yaml")
-			require.NoError(b, os.WriteFile(policy, r.Find(b, "ClusterPolicy", "inject-proxy-env").Raw, 0o600))
+			require.NoError(b, os.WriteFile(policy, []byte(find(b, r, "ClusterPolicy", "inject-proxy-env").Raw), 0o600))
 			var containers []corev1.Container
 			for i := 0; i < n; i++ {
 				containers = append(containers, ctr(fmt.Sprintf("c%d", i), val("OWN", "1")))

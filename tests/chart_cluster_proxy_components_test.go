@@ -4,8 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // componentKeys are the values keys each component's chart documents for its
@@ -36,7 +38,7 @@ func TestClusterProxyComponentValues(t *testing.T) {
 	noProxy := helpers(t, mustRenderSDK(t, fixtureChart, clusterProxyPlain))["noProxy"]
 	for component, keys := range componentKeys {
 		t.Run(component, func(t *testing.T) {
-			secret := r.Secret(t, "wc1-"+component+"-proxy-values")
+			secret := proxytest.Get[corev1.Secret](t, r, "wc1-"+component+"-proxy-values")
 			var v map[string]any
 			require.NoError(t, yamlUnmarshal(string(secret.Data["values"]), &v))
 			got := map[string]string{}
@@ -51,13 +53,13 @@ func TestClusterProxyComponentValues(t *testing.T) {
 
 	t.Run("off by default", func(t *testing.T) {
 		r := mustRenderSDK(t, clusterProxyChart, clusterProxyPlain)
-		assert.False(t, r.Has("Secret", "wc1-kapp-controller-proxy-values"))
+		assert.False(t, has(r, "Secret", "wc1-kapp-controller-proxy-values"))
 	})
 	t.Run("with credentials the values stay in Secrets", func(t *testing.T) {
 		r := mustRenderSDK(t, clusterProxyChart, credentialValues(t, map[string]any{"clusterName": "mgmt",
 			"components": map[string]any{"kappController": true, "vsphereCPI": true}, "flux": map[string]any{"enabled": true}}))
 		assertNoCredentialsOutsideSecrets(t, r)
-		assert.Contains(t, string(r.Secret(t, "mgmt-kapp-controller-proxy-values").Data["values"]), "httpProxy: "+credHTTP)
+		assert.Contains(t, string(proxytest.Get[corev1.Secret](t, r, "mgmt-kapp-controller-proxy-values").Data["values"]), "httpProxy: "+credHTTP)
 	})
 }
 
@@ -79,7 +81,7 @@ func TestFluxProxySecret(t *testing.T) {
 	})
 	r, err := renderCLI(t, clusterProxyChart, values)
 	require.NoError(t, err)
-	s := r.Secret(t, "corp-proxy")
+	s := proxytest.Get[corev1.Secret](t, r, "corp-proxy")
 	assert.Equal(t, "flux-system", s.Namespace)
 	assert.Equal(t, map[string]string{
 		"address":  "http://proxy.corp.example:3128",
@@ -90,7 +92,7 @@ func TestFluxProxySecret(t *testing.T) {
 
 	t.Run("without credentials: the address alone", func(t *testing.T) {
 		r := mustRenderSDK(t, clusterProxyChart, clusterProxyPlain+"flux: {enabled: true}\n")
-		s := r.Secret(t, "proxy")
+		s := proxytest.Get[corev1.Secret](t, r, "proxy")
 		assert.Equal(t, "http://proxy.corp.example:3129", string(s.Data["address"]), "the https URL by default")
 		assert.NotContains(t, s.Data, "username")
 	})

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -61,7 +62,7 @@ func TestClusterProxyPlain(t *testing.T) {
 	r, err := renderCLI(t, clusterProxyChart, clusterProxyPlain)
 	require.NoError(t, err)
 
-	values := decodeClusterValues(t, r.Secret(t, "wc1-cluster-values"))
+	values := decodeClusterValues(t, proxytest.Get[corev1.Secret](t, r, "wc1-cluster-values"))
 	assert.Equal(t, "http://proxy.corp.example:3128", values.Cluster.Proxy.HTTP)
 	assert.Equal(t, "http://proxy.corp.example:3129", values.Cluster.Proxy.HTTPS)
 	assert.Equal(t, values.Cluster.Proxy, values.Proxy, "proxy.* carries the same as cluster.proxy.*")
@@ -71,10 +72,10 @@ func TestClusterProxyPlain(t *testing.T) {
 	assertCoversCluster(t, values.NoProxy)
 
 	var certManager map[string]any
-	require.NoError(t, yamlUnmarshal(string(r.Secret(t, "wc1-cluster-values").Data["certManagerValues"]), &certManager))
+	require.NoError(t, yamlUnmarshal(string(proxytest.Get[corev1.Secret](t, r, "wc1-cluster-values").Data["certManagerValues"]), &certManager))
 	assert.Equal(t, []string{"http_proxy", "https_proxy", "no_proxy"}, sortedKeys(certManager), "only keys cert-manager's schema allows")
 
-	systemd := r.Secret(t, "wc1-systemd-proxy")
+	systemd := proxytest.Get[corev1.Secret](t, r, "wc1-systemd-proxy")
 	assert.Equal(t, namespace, systemd.Namespace)
 	for _, key := range []string{"containerdProxy", "kubeletProxy"} {
 		names, env := parseDropIn(t, string(systemd.Data[key]))
@@ -85,15 +86,15 @@ func TestClusterProxyPlain(t *testing.T) {
 		assertCoversCluster(t, env["NO_PROXY"])
 	}
 
-	envFrom := r.ConfigMap(t, "proxy-env")
+	envFrom := proxytest.Get[corev1.ConfigMap](t, r, "proxy-env")
 	assert.Equal(t, map[string]string{
 		"HTTP_PROXY": "http://proxy.corp.example:3128", "http_proxy": "http://proxy.corp.example:3128",
 		"HTTPS_PROXY": "http://proxy.corp.example:3129", "https_proxy": "http://proxy.corp.example:3129",
 		"NO_PROXY": values.NoProxy, "no_proxy": values.NoProxy,
 	}, envFrom.Data)
 
-	assert.False(t, r.Has("Secret", releaseName+"-proxy-credentials"), "no credentials, no proxy Secret")
-	assert.Empty(t, strings.TrimSpace(r.Manifests["templates/proxy-secret.yaml"]))
+	assert.False(t, has(r, "Secret", releaseName+"-proxy-credentials"), "no credentials, no proxy Secret")
+	assert.Empty(t, strings.TrimSpace(sourceText(r, "templates/proxy-secret.yaml")))
 }
 
 func TestClusterProxyCredentials(t *testing.T) {
@@ -101,26 +102,26 @@ func TestClusterProxyCredentials(t *testing.T) {
 	require.NoError(t, err)
 	secretName := releaseName + "-proxy-credentials"
 
-	values := decodeClusterValues(t, r.Secret(t, "mgmt-cluster-values"))
+	values := decodeClusterValues(t, proxytest.Get[corev1.Secret](t, r, "mgmt-cluster-values"))
 	assert.Equal(t, credHTTP, values.Cluster.Proxy.HTTP, "byte-exact inside the Secret")
 	assert.Equal(t, credHTTPS, values.Proxy.HTTPS)
 	assert.Empty(t, values.HTTPProxy, "cert-manager would write the URL into a plain env value")
 	assert.Equal(t, secretEnv(secretName, true), values.ExtraEnv)
 
 	for _, key := range []string{"containerdProxy", "kubeletProxy"} {
-		_, env := parseDropIn(t, string(r.Secret(t, "mgmt-systemd-proxy").Data[key]))
+		_, env := parseDropIn(t, string(proxytest.Get[corev1.Secret](t, r, "mgmt-systemd-proxy").Data[key]))
 		assert.Equal(t, credHTTP, env["HTTP_PROXY"], "%s: systemd unquotes to the exact URL", key)
 		assert.Equal(t, credHTTPS, env["https_proxy"])
 	}
-	assert.Contains(t, string(r.Secret(t, "mgmt-systemd-proxy").Data["kubeletProxy"]), "Zq%%40w%%&", "% doubled for systemd")
+	assert.Contains(t, string(proxytest.Get[corev1.Secret](t, r, "mgmt-systemd-proxy").Data["kubeletProxy"]), "Zq%%40w%%&", "% doubled for systemd")
 
-	envFrom := r.Secret(t, "proxy-env")
+	envFrom := proxytest.Get[corev1.Secret](t, r, "proxy-env")
 	assert.Equal(t, credHTTP, string(envFrom.Data["HTTP_PROXY"]))
 	assert.Equal(t, credHTTPS, string(envFrom.Data["https_proxy"]))
 
 	// the secretKeyRefs in extraEnv resolve in the release namespace and in cert-manager's
 	var namespaces []string
-	for _, d := range r.Docs {
+	for _, d := range r.Objects {
 		if d.Kind == "Secret" && d.Name == secretName {
 			s := decodeStrict[corev1.Secret](t, d)
 			assert.Equal(t, credHTTPS, string(s.Data["HTTPS_PROXY"]))
@@ -137,11 +138,11 @@ clusterValues: {enabled: false}
 systemd: {enabled: false}
 envFrom: {enabled: true, name: corp-proxy-env}
 `)
-	assert.Equal(t, []string{"ConfigMap/corp-proxy-env"}, r.Names())
+	assert.Equal(t, []string{"ConfigMap/corp-proxy-env"}, r.IDs())
 
 	off := mustRenderSDK(t, clusterProxyChart, "clusterName: wc1\n")
-	assert.Equal(t, []string{"Secret/wc1-cluster-values"}, off.Names(), "without a proxy only the (empty) cluster values remain")
-	assert.Equal(t, proxyConfig{}, decodeClusterValues(t, off.Secret(t, "wc1-cluster-values")).Proxy)
+	assert.Equal(t, []string{"Secret/wc1-cluster-values"}, off.IDs(), "without a proxy only the (empty) cluster values remain")
+	assert.Equal(t, proxyConfig{}, decodeClusterValues(t, proxytest.Get[corev1.Secret](t, off, "wc1-cluster-values")).Proxy)
 }
 
 func TestClusterProxyBadValues(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -25,18 +26,18 @@ tinyproxy: {connectPorts: [8443], allow: ["198.51.100.7"]}
 `
 
 // tinyproxyConf is the rendered configuration, from the ConfigMap or the Secret.
-func tinyproxyConf(t *testing.T, r *Rendered) string {
+func tinyproxyConf(t *testing.T, r *proxytest.Manifests) string {
 	t.Helper()
-	if r.Has("Secret", releaseName) {
-		return string(r.Secret(t, releaseName).Data["tinyproxy.conf"])
+	if has(r, "Secret", releaseName) {
+		return string(proxytest.Get[corev1.Secret](t, r, releaseName).Data["tinyproxy.conf"])
 	}
-	return r.ConfigMap(t, releaseName).Data["tinyproxy.conf"]
+	return proxytest.Get[corev1.ConfigMap](t, r, releaseName).Data["tinyproxy.conf"]
 }
 
 func TestHTTPProxyChartObjects(t *testing.T) {
 	r, err := renderCLI(t, httpProxyChart, httpProxyValues)
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"ConfigMap/test", "Service/test", "DaemonSet/test"}, r.Names())
+	assert.ElementsMatch(t, []string{"ConfigMap/test", "Service/test", "DaemonSet/test"}, r.IDs())
 	assert.Equal(t, map[string][]string{
 		"templates/configmap.yaml": {"ConfigMap/test@proxykit-test"},
 		"templates/service.yaml":   {"Service/test@proxykit-test"},
@@ -57,7 +58,7 @@ Allow 198.51.100.7
 ConnectPort 8443
 `, tinyproxyConf(t, r))
 
-	ds := decodeStrict[appsv1.DaemonSet](t, r.Find(t, "DaemonSet", releaseName))
+	ds := decodeStrict[appsv1.DaemonSet](t, find(t, r, "DaemonSet", releaseName))
 	spec := ds.Spec.Template.Spec
 	assert.True(t, spec.HostNetwork, "on the node's network, which has egress")
 	assert.Equal(t, corev1.DNSDefault, spec.DNSPolicy, "the node's DNS")
@@ -75,7 +76,7 @@ ConnectPort 8443
 	assert.Equal(t, releaseName, spec.Volumes[0].ConfigMap.Name)
 	assert.NotEmpty(t, ds.Spec.Template.Annotations["checksum/config"], "a changed configuration rolls the Pods")
 
-	svc := decodeStrict[corev1.Service](t, r.Find(t, "Service", releaseName))
+	svc := decodeStrict[corev1.Service](t, find(t, r, "Service", releaseName))
 	assert.Equal(t, []corev1.IPFamily{corev1.IPv6Protocol, corev1.IPv4Protocol}, svc.Spec.IPFamilies)
 	assert.Equal(t, corev1.IPFamilyPolicyPreferDualStack, *svc.Spec.IPFamilyPolicy)
 	assert.Equal(t, int32(8888), svc.Spec.Ports[0].Port)
@@ -83,7 +84,7 @@ ConnectPort 8443
 
 	t.Run("IPv6 only", func(t *testing.T) {
 		r := mustRenderSDK(t, httpProxyChart, strings.Replace(httpProxyValues, "tinyproxy: {", `tinyproxy: {listen: "::", `, 1)+"service: {ipFamilyPolicy: SingleStack, ipFamilies: [IPv6]}\n")
-		svc := decodeStrict[corev1.Service](t, r.Find(t, "Service", releaseName))
+		svc := decodeStrict[corev1.Service](t, find(t, r, "Service", releaseName))
 		assert.Equal(t, []corev1.IPFamily{corev1.IPv6Protocol}, svc.Spec.IPFamilies)
 		assert.Contains(t, tinyproxyConf(t, r), "\nListen ::\n")
 	})
@@ -93,13 +94,13 @@ func TestHTTPProxyUpstreamCredentialsStayInASecret(t *testing.T) {
 	values := httpProxyValues + `upstream: {url: "http://egress:Pa55+w%rd@proxy.corp.example:3128", noUpstream: [.corp.example, 10.0.0.0/8]}` + "\n"
 	r, err := renderCLI(t, httpProxyChart, values)
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"Secret/test", "Service/test", "DaemonSet/test"}, r.Names())
+	assert.ElementsMatch(t, []string{"Secret/test", "Service/test", "DaemonSet/test"}, r.IDs())
 	conf := tinyproxyConf(t, r)
 	assert.Contains(t, conf, "\nUpstream http egress:Pa55+w%rd@proxy.corp.example:3128\n", "byte for byte")
 	assert.Contains(t, conf, "\nUpstream none \".cluster.local\"\nUpstream none \".corp.example\"\nUpstream none \"10.0.0.0/8\"\n")
-	spec := decodeStrict[appsv1.DaemonSet](t, r.Find(t, "DaemonSet", releaseName)).Spec.Template.Spec
+	spec := decodeStrict[appsv1.DaemonSet](t, find(t, r, "DaemonSet", releaseName)).Spec.Template.Spec
 	assert.Equal(t, releaseName, spec.Volumes[0].Secret.SecretName)
-	for _, d := range r.Docs {
+	for _, d := range r.Objects {
 		if d.Kind != "Secret" {
 			assert.NotContains(t, string(d.Raw), "Pa55", "%s %s holds the upstream password", d.Kind, d.Name)
 		}
@@ -107,7 +108,7 @@ func TestHTTPProxyUpstreamCredentialsStayInASecret(t *testing.T) {
 	t.Run("without credentials the upstream stays in the ConfigMap", func(t *testing.T) {
 		r := mustRenderSDK(t, httpProxyChart, httpProxyValues+`upstream: {url: "http://proxy.corp.example:3128"}`)
 		assert.Contains(t, tinyproxyConf(t, r), "\nUpstream http proxy.corp.example:3128\n")
-		assert.False(t, r.Has("Secret", releaseName))
+		assert.False(t, has(r, "Secret", releaseName))
 	})
 }
 

@@ -4,17 +4,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 )
 
 var chartOperatorChart = repoPath("charts", "chart-operator")
 
-func operatorEnv(t *testing.T, r *Rendered) []corev1.EnvVar {
+func operatorEnv(t *testing.T, r *proxytest.Manifests) []corev1.EnvVar {
 	t.Helper()
-	return container(t, r.Deployment(t, releaseName).Spec.Template.Spec, "chart-operator").Env
+	return container(t, proxytest.Get[appsv1.Deployment](t, r, releaseName).Spec.Template.Spec, "chart-operator").Env
 }
 
 func TestChartOperatorEnv(t *testing.T) {
@@ -102,17 +104,17 @@ cluster: {proxy: {http: "http://c:3128"}, apiServer: 10.96.0.1, serviceCIDRs: [1
 chartOperator: {bootstrap: {enabled: true, apiServerHost: api.wc1.example.com}}
 `)
 	require.NoError(t, err)
-	assert.ElementsMatch(t, []string{"ServiceAccount/test", "ClusterRole/test", "ClusterRoleBinding/test", "Deployment/test"}, r.Names())
+	assert.ElementsMatch(t, []string{"ServiceAccount/test", "ClusterRole/test", "ClusterRoleBinding/test", "Deployment/test"}, r.IDs())
 
-	sa := decodeStrict[corev1.ServiceAccount](t, r.Find(t, "ServiceAccount", releaseName))
+	sa := decodeStrict[corev1.ServiceAccount](t, find(t, r, "ServiceAccount", releaseName))
 	assert.Equal(t, namespace, sa.Namespace)
-	role := decodeStrict[rbacv1.ClusterRole](t, r.Find(t, "ClusterRole", releaseName))
+	role := decodeStrict[rbacv1.ClusterRole](t, find(t, r, "ClusterRole", releaseName))
 	assert.Equal(t, []string{"*"}, role.Rules[0].Verbs)
-	binding := decodeStrict[rbacv1.ClusterRoleBinding](t, r.Find(t, "ClusterRoleBinding", releaseName))
+	binding := decodeStrict[rbacv1.ClusterRoleBinding](t, find(t, r, "ClusterRoleBinding", releaseName))
 	assert.Equal(t, rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: releaseName}, binding.RoleRef)
 	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: releaseName, Namespace: namespace}}, binding.Subjects)
 
-	spec := r.Deployment(t, releaseName).Spec.Template.Spec
+	spec := proxytest.Get[appsv1.Deployment](t, r, releaseName).Spec.Template.Spec
 	assert.Equal(t, releaseName, spec.ServiceAccountName)
 	assert.True(t, spec.HostNetwork, "bootstrap mode runs before the CNI")
 	assert.Equal(t, corev1.DNSClusterFirstWithHostNet, spec.DNSPolicy)
@@ -128,7 +130,7 @@ func TestChartOperatorCredentials(t *testing.T) {
 	r, err := renderCLI(t, chartOperatorChart, credentialValues(t, nil))
 	require.NoError(t, err)
 	secretName := releaseName + "-proxy-credentials"
-	assert.Equal(t, credHTTP, string(r.Secret(t, secretName).Data["HTTP_PROXY"]))
+	assert.Equal(t, credHTTP, string(proxytest.Get[corev1.Secret](t, r, secretName).Data["HTTP_PROXY"]))
 	assert.Equal(t, append(secretEnv(secretName, true), val("TZ", "UTC")), operatorEnv(t, r))
 	assertNoCredentialsOutsideSecrets(t, r)
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -61,10 +62,10 @@ type clusterPolicy struct {
 	} `json:"spec"`
 }
 
-func decodePolicy(t *testing.T, r *Rendered, name string) clusterPolicy {
+func decodePolicy(t *testing.T, r *proxytest.Manifests, name string) clusterPolicy {
 	t.Helper()
 	var p clusterPolicy
-	require.NoError(t, yamlUnmarshal(string(r.Find(t, "ClusterPolicy", name).Raw), &p))
+	require.NoError(t, yamlUnmarshal(string(find(t, r, "ClusterPolicy", name).Raw), &p))
 	return p
 }
 
@@ -100,7 +101,7 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 		assert.Contains(t, rule.Mutate.Foreach[0].PatchesJSON6902, "op: add")
 	}
 	assert.Equal(t, []string{"inject-create-containers", "inject-create-init-containers", "inject-create-ephemeral-containers", "inject-debug-ephemeral-containers"}, names)
-	assert.False(t, r.Has("ClusterPolicy", "inject-proxy-env-secret"), "no credentials, nothing to clone")
+	assert.False(t, has(r, "ClusterPolicy", "inject-proxy-env-secret"), "no credentials, nothing to clone")
 }
 
 func TestProxyPoliciesOverrideRulesComeFirst(t *testing.T) {
@@ -123,8 +124,8 @@ func TestProxyPoliciesOverrideRulesComeFirst(t *testing.T) {
 func TestProxyPoliciesNative(t *testing.T) {
 	r, err := renderCLI(t, proxyPoliciesChart, policyValuesPlain)
 	require.NoError(t, err)
-	policy := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, r.Find(t, "MutatingAdmissionPolicy", "inject-proxy-env"))
-	binding := decodeStrict[admissionv1.MutatingAdmissionPolicyBinding](t, r.Find(t, "MutatingAdmissionPolicyBinding", "inject-proxy-env"))
+	policy := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
+	binding := decodeStrict[admissionv1.MutatingAdmissionPolicyBinding](t, find(t, r, "MutatingAdmissionPolicyBinding", "inject-proxy-env"))
 	assert.Equal(t, "inject-proxy-env", binding.Spec.PolicyName)
 	assert.Equal(t, admissionv1.IfNeededReinvocationPolicy, policy.Spec.ReinvocationPolicy)
 	require.Len(t, policy.Spec.Mutations, 1, "one apply configuration: one merge per request")
@@ -167,7 +168,7 @@ kyverno: {namespace: policy-engine, policyKind: ClusterPolicy}
 		assert.Equal(t, []string{"apps", "team-*"}, rule.Match.Any[0].Resources.Namespaces)
 		assert.ElementsMatch(t, []string{"kube-system", "monitoring", policyNamespace, "policy-engine"}, rule.Exclude.Any[0].Resources.Namespaces, "kube-system stays excluded")
 	}
-	native := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, r.Find(t, "MutatingAdmissionPolicy", "inject-proxy-env"))
+	native := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
 	var included string
 	for _, c := range native.Spec.MatchConditions {
 		if c.Name == "namespace-included" {
@@ -188,7 +189,7 @@ func TestProxyPoliciesCredentials(t *testing.T) {
 	secretName := releaseName + "-proxy-credentials"
 
 	var namespaces []string
-	for _, d := range r.Docs {
+	for _, d := range r.Objects {
 		if d.Kind == "Secret" {
 			s := decodeStrict[corev1.Secret](t, d)
 			assert.Equal(t, secretName, s.Name)
@@ -207,10 +208,10 @@ func TestProxyPoliciesCredentials(t *testing.T) {
 	assert.Equal(t, secretName, gen.Name)
 	assert.Equal(t, struct{ Namespace, Name string }{policyNamespace, secretName}, gen.Clone)
 
-	role := decodeStrict[rbacv1.ClusterRole](t, r.Find(t, "ClusterRole", releaseName+":kyverno-clone-secrets"))
+	role := decodeStrict[rbacv1.ClusterRole](t, find(t, r, "ClusterRole", releaseName+":kyverno-clone-secrets"))
 	assert.Equal(t, "true", role.Labels["rbac.kyverno.io/aggregate-to-background-controller"])
 
-	native := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, r.Find(t, "MutatingAdmissionPolicy", "inject-proxy-env"))
+	native := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
 	// secretKeyRef is an atomic struct an apply configuration may not add: a JSON patch appends it
 	require.Equal(t, admissionv1.PatchTypeJSONPatch, native.Spec.Mutations[0].PatchType)
 	assert.Contains(t, native.Spec.Mutations[0].JSONPatch.Expression, `"secretKeyRef": {"name": "`+secretName+`", "key": "HTTP_PROXY"}`)
@@ -227,9 +228,9 @@ func TestProxyPoliciesCredentials(t *testing.T) {
 
 func TestProxyPoliciesOff(t *testing.T) {
 	r := mustRenderSDK(t, proxyPoliciesChart, `native: {enabled: true}`)
-	assert.Empty(t, r.Names(), "no proxy, no policy")
+	assert.Empty(t, r.IDs(), "no proxy, no policy")
 	r = mustRenderSDK(t, proxyPoliciesChart, policyValuesPlain+`kyverno: {enabled: false}`+"\n")
-	assert.ElementsMatch(t, []string{"MutatingAdmissionPolicy/inject-proxy-env", "MutatingAdmissionPolicyBinding/inject-proxy-env"}, r.Names())
+	assert.ElementsMatch(t, []string{"MutatingAdmissionPolicy/inject-proxy-env", "MutatingAdmissionPolicyBinding/inject-proxy-env"}, r.IDs())
 }
 
 func TestProxyPoliciesBadValues(t *testing.T) {
@@ -274,8 +275,8 @@ func TestProxyPoliciesMutatingPolicy(t *testing.T) {
 		"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}, "defaults": nil})} {
 		r := mustRenderSDK(t, proxyPoliciesChart, values)
 		var p kyvernoCELPolicy
-		require.NoError(t, yamlUnmarshal(string(r.Find(t, "MutatingPolicy", "inject-proxy-env").Raw), &p))
-		native := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, r.Find(t, "MutatingAdmissionPolicy", "inject-proxy-env"))
+		require.NoError(t, yamlUnmarshal(string(find(t, r, "MutatingPolicy", "inject-proxy-env").Raw), &p))
+		native := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
 		require.NotNil(t, p.Spec.Autogen.PodControllers.Controllers)
 		assert.Empty(t, *p.Spec.Autogen.PodControllers.Controllers, "no rules copied onto Deployments")
 		assert.Equal(t, "Ignore", p.Spec.FailurePolicy)
@@ -296,7 +297,7 @@ func TestProxyPoliciesGeneratingPolicy(t *testing.T) {
 		"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}, "defaults": nil}))
 	secret := releaseName + "-proxy-credentials"
 	var p kyvernoCELPolicy
-	require.NoError(t, yamlUnmarshal(string(r.Find(t, "GeneratingPolicy", "inject-proxy-env-secret").Raw), &p))
+	require.NoError(t, yamlUnmarshal(string(find(t, r, "GeneratingPolicy", "inject-proxy-env-secret").Raw), &p))
 	for _, key := range []string{"generateExisting", "synchronize", "orphanDownstreamOnPolicyDelete"} {
 		assert.True(t, p.Spec.Evaluation[key]["enabled"], key)
 	}
@@ -308,7 +309,7 @@ func TestProxyPoliciesGeneratingPolicy(t *testing.T) {
 	assert.Contains(t, p.Spec.MatchConditions[0].Expression, `"^kube-system$"`)
 	for _, ns := range []string{namespace, "apps"} {
 		var s corev1.Secret
-		for _, d := range r.Docs {
+		for _, d := range r.Objects {
 			if d.Kind == "Secret" && d.Namespace == ns {
 				s = decodeStrict[corev1.Secret](t, d)
 			}
@@ -317,7 +318,7 @@ func TestProxyPoliciesGeneratingPolicy(t *testing.T) {
 	}
 
 	r = mustRenderSDK(t, proxyPoliciesChart, credentialValues(t, map[string]any{"kyverno": map[string]any{"policyKind": "ClusterPolicy"}, "defaults": nil}))
-	assert.Contains(t, string(r.Find(t, "ClusterPolicy", "inject-proxy-env-secret").Raw), "orphanDownstreamOnPolicyDelete: true")
-	assert.False(t, r.Has("GeneratingPolicy", "inject-proxy-env-secret"))
-	assert.False(t, r.Has("MutatingPolicy", "inject-proxy-env"))
+	assert.Contains(t, string(find(t, r, "ClusterPolicy", "inject-proxy-env-secret").Raw), "orphanDownstreamOnPolicyDelete: true")
+	assert.False(t, has(r, "GeneratingPolicy", "inject-proxy-env-secret"))
+	assert.False(t, has(r, "MutatingPolicy", "inject-proxy-env"))
 }

@@ -4,13 +4,14 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 )
 
 // objectsBySource lists "Kind/name" per template file, sorted.
-func objectsBySource(r *Rendered) map[string][]string {
+func objectsBySource(r *proxytest.Manifests) map[string][]string {
 	out := map[string][]string{}
-	for _, d := range r.Docs {
+	for _, d := range r.Objects {
 		id := d.Kind + "/" + d.Name
 		if d.Namespace != "" {
 			id += "@" + d.Namespace

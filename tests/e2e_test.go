@@ -13,10 +13,9 @@ import (
 	"github.com/gruntwork-io/terratest/modules/helm"
 	"github.com/gruntwork-io/terratest/modules/k8s"
 	"github.com/gruntwork-io/terratest/modules/logger"
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -60,7 +59,7 @@ func TestE2E(t *testing.T) {
 	t.Run("every object passes strict field validation", func(t *testing.T) {
 		for _, rel := range append(releases, e2eRelease{"creds", proxyPoliciesChart, namespace,
 			credentialValues(t, map[string]any{"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}})}) {
-			for _, d := range renderRelease(t, rel).Docs {
+			for _, d := range renderRelease(t, rel).Objects {
 				objects.dryRunStrict(t, d, rel.namespace)
 			}
 		}
@@ -69,7 +68,7 @@ func TestE2E(t *testing.T) {
 	t.Run("helm install every chart", func(t *testing.T) {
 		for _, rel := range releases {
 			require.NoError(t, helm.InstallE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm install %s", rel.name)
-			for _, d := range renderRelease(t, rel).Docs {
+			for _, d := range renderRelease(t, rel).Objects {
 				objects.mustExist(t, d, rel.namespace)
 			}
 		}
@@ -162,7 +161,7 @@ func TestE2E(t *testing.T) {
 
 	t.Run("helm uninstall leaves nothing behind but the Secrets running Pods read", func(t *testing.T) {
 		for _, rel := range releases {
-			docs := renderRelease(t, rel).Docs
+			docs := renderRelease(t, rel).Objects
 			require.NoError(t, helm.DeleteE(t, helmOptions(cp, rel), rel.name, true), "helm uninstall %s", rel.name)
 			for _, d := range docs {
 				if d.Kind == "Secret" && strings.Contains(string(d.Raw), "helm.sh/resource-policy") {
@@ -190,20 +189,16 @@ func helmOptions(cp *controlPlane, rel e2eRelease) *helm.Options {
 
 // renderReleaseSDK is renderRelease in-process with the Helm SDK: the same
 // objects (TestCLIAndSDKRenderTheSame), without a helm process per call.
-func renderReleaseSDK(t testing.TB, rel e2eRelease) *Rendered {
+func renderReleaseSDK(t testing.TB, rel e2eRelease) *proxytest.Manifests {
 	t.Helper()
-	chrt, err := loader.Load(rel.chart)
+	m, err := renderAs(rel.chart, rel.name, rel.namespace, rel.values)
 	require.NoError(t, err)
-	vals, err := chartutil.ReadValues([]byte(rel.values))
-	require.NoError(t, err)
-	manifests, err := renderManifestsAs(rel.chart, chrt, vals, rel.name, rel.namespace)
-	require.NoError(t, err)
-	return decodeManifests(t, manifests)
+	return m
 }
 
 // renderRelease renders a release with the helm CLI exactly as helm install will
 // (same release name, namespace and values), for its list of objects.
-func renderRelease(t *testing.T, rel e2eRelease) *Rendered {
+func renderRelease(t *testing.T, rel e2eRelease) *proxytest.Manifests {
 	t.Helper()
 	r, err := renderCLIRelease(t, rel.chart, rel.name, rel.namespace, rel.values)
 	require.NoError(t, err)
@@ -270,10 +265,10 @@ func newObjectClient(t testing.TB, cp *controlPlane) *objectClient {
 }
 
 // resource finds the REST endpoint for a rendered document.
-func (o *objectClient) resource(t testing.TB, d Doc, releaseNamespace string) (dynamic.ResourceInterface, *unstructured.Unstructured) {
+func (o *objectClient) resource(t testing.TB, d proxytest.Object, releaseNamespace string) (dynamic.ResourceInterface, *unstructured.Unstructured) {
 	t.Helper()
 	obj := &unstructured.Unstructured{}
-	require.NoError(t, yaml.Unmarshal(d.Raw, &obj.Object))
+	require.NoError(t, yaml.Unmarshal([]byte(d.Raw), &obj.Object))
 	gvk := obj.GroupVersionKind()
 	mapping, err := o.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if meta.IsNoMatchError(err) {
@@ -291,21 +286,21 @@ func (o *objectClient) resource(t testing.TB, d Doc, releaseNamespace string) (d
 	return o.dynamic.Resource(mapping.Resource).Namespace(ns), obj
 }
 
-func (o *objectClient) dryRunStrict(t testing.TB, d Doc, releaseNamespace string) {
+func (o *objectClient) dryRunStrict(t testing.TB, d proxytest.Object, releaseNamespace string) {
 	t.Helper()
 	ri, obj := o.resource(t, d, releaseNamespace)
 	_, err := ri.Create(context.Background(), obj, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"})
 	assert.NoError(t, err, "%s %s from %s", d.Kind, d.Name, d.Source)
 }
 
-func (o *objectClient) mustExist(t testing.TB, d Doc, releaseNamespace string) {
+func (o *objectClient) mustExist(t testing.TB, d proxytest.Object, releaseNamespace string) {
 	t.Helper()
 	ri, obj := o.resource(t, d, releaseNamespace)
 	_, err := ri.Get(context.Background(), obj.GetName(), metav1.GetOptions{})
 	assert.NoError(t, err, "%s %s was not installed", d.Kind, d.Name)
 }
 
-func (o *objectClient) mustBeGone(t testing.TB, d Doc, releaseNamespace string) {
+func (o *objectClient) mustBeGone(t testing.TB, d proxytest.Object, releaseNamespace string) {
 	t.Helper()
 	ri, obj := o.resource(t, d, releaseNamespace)
 	_, err := ri.Get(context.Background(), obj.GetName(), metav1.GetOptions{})
@@ -340,8 +335,9 @@ func applyModuleCRDs(t testing.TB, o *objectClient, module, toolsDir, glob strin
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		require.NoError(t, err)
-		r := decodeManifests(t, map[string]string{filepath.Base(f): string(raw)})
-		for _, d := range r.Docs {
+		r, err := proxytest.Parse(string(raw))
+		require.NoError(t, err, "%s", f)
+		for _, d := range r.Objects {
 			ri, obj := o.resource(t, d, "")
 			_, err := ri.Create(context.Background(), obj, metav1.CreateOptions{})
 			require.NoError(t, err, "CRD %s", d.Name)

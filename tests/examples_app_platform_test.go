@@ -3,8 +3,10 @@ package tests
 import (
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // TestAppPlatformExampleReadsClusterValues follows the App CR's spec.config.secret
@@ -22,7 +24,7 @@ func TestAppPlatformExampleReadsClusterValues(t *testing.T) {
 			} `json:"config"`
 		} `json:"spec"`
 	}
-	require.NoError(t, yamlUnmarshal(string(r.Find(t, "App", "wc1-cert-manager-app").Raw), &app))
+	require.NoError(t, yamlUnmarshal(string(find(t, r, "App", "wc1-cert-manager-app").Raw), &app))
 	ref := app.Spec.Config.Secret
 	assert.Equal(t, namespace, ref.Namespace, "the Secret lives beside the App")
 
@@ -32,7 +34,7 @@ func TestAppPlatformExampleReadsClusterValues(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			proxy := mustRenderSDK(t, clusterProxyChart, values)
-			secret := proxy.Secret(t, ref.Name)
+			secret := proxytest.Get[corev1.Secret](t, proxy, ref.Name)
 			assert.Equal(t, ref.Namespace, secret.Namespace)
 			var got struct {
 				Cluster struct {

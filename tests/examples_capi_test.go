@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // kubeadmConfigSpec is the part of Cluster API's KubeadmConfigSpec the example sets.
@@ -35,13 +37,13 @@ func capiSpecs(t *testing.T) map[string]kubeadmConfigSpec {
 			Template struct{ Spec kubeadmConfigSpec } `json:"template"`
 		} `json:"spec"`
 	}
-	require.NoError(t, yamlUnmarshal(string(r.Find(t, "KubeadmConfigTemplate", "wc1-md-0").Raw), &tmpl))
+	require.NoError(t, yamlUnmarshal(string(find(t, r, "KubeadmConfigTemplate", "wc1-md-0").Raw), &tmpl))
 	var kcp struct {
 		Spec struct {
 			KubeadmConfigSpec kubeadmConfigSpec `json:"kubeadmConfigSpec"`
 		} `json:"spec"`
 	}
-	require.NoError(t, yamlUnmarshal(string(r.Find(t, "KubeadmControlPlane", "wc1-control-plane").Raw), &kcp))
+	require.NoError(t, yamlUnmarshal(string(find(t, r, "KubeadmControlPlane", "wc1-control-plane").Raw), &kcp))
 	return map[string]kubeadmConfigSpec{"KubeadmConfigTemplate": tmpl.Spec.Template.Spec, "KubeadmControlPlane": kcp.Spec.KubeadmConfigSpec}
 }
 
@@ -56,7 +58,7 @@ func TestCAPIExampleReadsTheClusterProxySecret(t *testing.T) {
 			for _, f := range spec.Files {
 				assert.Equal(t, "0600", f.Permissions, "drop-ins and the env file may carry credentials")
 				assert.Equal(t, "root:root", f.Owner)
-				secret := proxy.Secret(t, f.ContentFrom.Secret.Name)
+				secret := proxytest.Get[corev1.Secret](t, proxy, f.ContentFrom.Secret.Name)
 				content, ok := secret.Data[f.ContentFrom.Secret.Key]
 				require.True(t, ok, "%s reads missing key %s", f.Path, f.ContentFrom.Secret.Key)
 				if strings.HasSuffix(f.Path, ".conf") {
@@ -92,7 +94,7 @@ func TestKubeadmGetsTheProxyFromTheSecret(t *testing.T) {
 	proxy := mustRenderSDK(t, clusterProxyChart, values)
 	noProxy := helpers(t, mustRenderSDK(t, fixtureChart, values))["noProxy"]
 	envFile := filepath.Join(t.TempDir(), "proxy.env")
-	require.NoError(t, os.WriteFile(envFile, proxy.Secret(t, "wc1-systemd-proxy").Data["proxyEnv"], 0o600))
+	require.NoError(t, os.WriteFile(envFile, proxytest.Get[corev1.Secret](t, proxy, "wc1-systemd-proxy").Data["proxyEnv"], 0o600))
 
 	for kind, spec := range capiSpecs(t) {
 		for _, shell := range []string{"sh", "bash"} {

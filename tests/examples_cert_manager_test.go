@@ -3,8 +3,10 @@ package tests
 import (
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // helmRelease is the part of a Flux HelmRelease the example sets.
@@ -24,7 +26,7 @@ func TestCertManagerExampleReadsClusterValues(t *testing.T) {
 	r, err := renderCLI(t, repoPath("examples", "cert-manager"), "clusterName: wc1\n")
 	require.NoError(t, err)
 	var hr helmRelease
-	require.NoError(t, yamlUnmarshal(string(r.Find(t, "HelmRelease", "wc1-cert-manager").Raw), &hr))
+	require.NoError(t, yamlUnmarshal(string(find(t, r, "HelmRelease", "wc1-cert-manager").Raw), &hr))
 	assert.Equal(t, "cert-manager", hr.Spec.Chart.Spec.Chart)
 	require.Len(t, hr.Spec.ValuesFrom, 1)
 	from := hr.Spec.ValuesFrom[0]
@@ -35,7 +37,7 @@ func TestCertManagerExampleReadsClusterValues(t *testing.T) {
 		"credentials": credentialValues(t, map[string]any{"clusterName": "wc1"}),
 	} {
 		t.Run(name, func(t *testing.T) {
-			secret := mustRenderSDK(t, clusterProxyChart, values).Secret(t, from.Name)
+			secret := proxytest.Get[corev1.Secret](t, mustRenderSDK(t, clusterProxyChart, values), from.Name)
 			raw, ok := secret.Data[from.ValuesKey]
 			require.True(t, ok, "valuesFrom reads missing key %q", from.ValuesKey)
 			var got map[string]any

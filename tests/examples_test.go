@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
@@ -84,9 +85,9 @@ var providers = []provider{
 }
 
 // podSpecs collects the pod templates of every workload the consumer chart renders.
-func podSpecs(t *testing.T, r *Rendered) map[string]corev1.PodSpec {
+func podSpecs(t *testing.T, r *proxytest.Manifests) map[string]corev1.PodSpec {
 	specs := map[string]corev1.PodSpec{}
-	for _, d := range r.Docs {
+	for _, d := range r.Objects {
 		switch d.Kind {
 		case "Deployment":
 			specs[d.Kind+"/"+d.Name] = decodeStrict[appsv1.Deployment](t, d).Spec.Template.Spec
@@ -154,7 +155,7 @@ func TestConsumerAppWithProviderValues(t *testing.T) {
 func TestConsumerAppWithCredentials(t *testing.T) {
 	r, err := renderCLI(t, consumerApp, credentialValues(t, nil))
 	require.NoError(t, err)
-	secret := r.Secret(t, releaseName+"-proxy-credentials")
+	secret := proxytest.Get[corev1.Secret](t, r, releaseName+"-proxy-credentials")
 	assert.Equal(t, credHTTPS, string(secret.Data["HTTPS_PROXY"]))
 	for workload, spec := range podSpecs(t, r) {
 		for _, c := range append(spec.InitContainers, spec.Containers...) {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -16,13 +15,9 @@ import (
 	"github.com/gruntwork-io/terratest/modules/helm"
 	"github.com/gruntwork-io/terratest/modules/k8s"
 	"github.com/gruntwork-io/terratest/modules/logger"
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/require"
-	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
 	"sigs.k8s.io/yaml"
-
-	"github.com/proxykit/proxykit"
 )
 
 const (
@@ -95,13 +90,9 @@ func isFullRun() bool {
 // rendered records, per chart directory, the template files that produced output.
 var rendered sync.Map // "<chartDir>|templates/x.yaml" -> true
 
-var sourceLine = regexp.MustCompile(`(?m)^# Source: [^/]+/(.+)$`)
-
-func recordRendered(chartDir string, manifests map[string]string) {
-	for name, text := range manifests {
-		if strings.TrimSpace(text) != "" {
-			rendered.Store(chartDir+"|"+name, true)
-		}
+func recordRendered(chartDir string, m *proxytest.Manifests) {
+	for _, o := range m.Objects {
+		rendered.Store(chartDir+"|"+o.Source, true)
 	}
 }
 
@@ -122,71 +113,41 @@ func templatesNeverRendered() []string {
 	return missing
 }
 
-// Rendered is one render of a chart: the manifests by template file and the decoded documents.
-type Rendered struct {
-	Manifests map[string]string // "templates/x.yaml" -> text
-	Docs      []Doc
-}
-
-// renderSDK renders chartDir in-process with the Helm SDK, the way `helm template` does.
-// valuesYAML is parsed exactly as a values file given with -f.
-func renderSDK(t testing.TB, chartDir, valuesYAML string) (*Rendered, error) {
+// render renders a chart of this repository through proxytest, the package chart
+// authors use, with the library of this work tree (embedded) and release "test"
+// in the test namespace. valuesYAML is read as a values file given with -f.
+func renderSDK(t testing.TB, chartDir, valuesYAML string) (*proxytest.Manifests, error) {
 	t.Helper()
-	chrt, err := loader.Load(chartDir)
-	require.NoError(t, err, "load chart %s", chartDir)
-	vals, err := chartutil.ReadValues([]byte(valuesYAML))
-	require.NoError(t, err, "values are not YAML:\n%s", valuesYAML)
-	return renderLoaded(t, chartDir, chrt, vals)
+	return renderAs(chartDir, releaseName, namespace, valuesYAML)
 }
 
-func renderLoaded(t testing.TB, chartDir string, chrt *chart.Chart, vals chartutil.Values) (*Rendered, error) {
-	manifests, err := renderManifests(chartDir, chrt, vals)
+// renderAs is renderSDK for any release name and namespace.
+func renderAs(chartDir, release, ns, valuesYAML string) (*proxytest.Manifests, error) {
+	m, err := proxytest.RenderE(chartDir, proxytest.Values(valuesYAML), proxytest.Release(release, ns), proxytest.EmbeddedLibrary())
 	if err != nil {
 		return nil, err
 	}
-	return decodeManifests(t, manifests), nil
-}
-
-// renderManifests is the render alone, keyed by template file; benchmarks time this.
-// It is package proxykit's Render, the one proxytest uses.
-func renderManifests(chartDir string, chrt *chart.Chart, vals chartutil.Values) (map[string]string, error) {
-	return renderManifestsAs(chartDir, chrt, vals, releaseName, namespace)
-}
-
-// renderManifestsAs is renderManifests for any release name and namespace.
-func renderManifestsAs(chartDir string, chrt *chart.Chart, vals chartutil.Values, release, ns string) (map[string]string, error) {
-	out, err := proxykit.Render(chrt, vals, release, ns)
-	if err != nil {
-		return nil, err
-	}
-	manifests := map[string]string{}
-	prefix := chrt.Name() + "/"
-	for name, text := range out {
-		if strings.HasPrefix(name, prefix+"templates/") && !strings.HasSuffix(name, "NOTES.txt") {
-			manifests[strings.TrimPrefix(name, prefix)] = text
-		}
-	}
-	recordRendered(chartDir, manifests)
-	return manifests, nil
+	recordRendered(chartDir, m)
+	return m, nil
 }
 
 // mustRenderSDK renders and fails the test on a render error.
-func mustRenderSDK(t testing.TB, chartDir, valuesYAML string) *Rendered {
+func mustRenderSDK(t testing.TB, chartDir, valuesYAML string) *proxytest.Manifests {
 	t.Helper()
-	r, err := renderSDK(t, chartDir, valuesYAML)
+	m, err := renderSDK(t, chartDir, valuesYAML)
 	require.NoError(t, err, "render %s with values:\n%s", chartDir, valuesYAML)
-	return r
+	return m
 }
 
 // renderCLI renders chartDir with the helm CLI through terratest (`helm template -f values.yaml`),
-// as release "test" in the test namespace.
-func renderCLI(t *testing.T, chartDir, valuesYAML string) (*Rendered, error) {
+// as release "test" in the test namespace, and parses the output with proxytest.Parse.
+func renderCLI(t *testing.T, chartDir, valuesYAML string) (*proxytest.Manifests, error) {
 	t.Helper()
 	return renderCLIRelease(t, chartDir, releaseName, namespace, valuesYAML)
 }
 
 // renderCLIRelease is renderCLI for any release name and namespace.
-func renderCLIRelease(t *testing.T, chartDir, release, ns, valuesYAML string) (*Rendered, error) {
+func renderCLIRelease(t *testing.T, chartDir, release, ns, valuesYAML string) (*proxytest.Manifests, error) {
 	t.Helper()
 	valuesFile := filepath.Join(t.TempDir(), "values.yaml")
 	require.NoError(t, os.WriteFile(valuesFile, []byte(valuesYAML), 0o600))
@@ -199,25 +160,12 @@ func renderCLIRelease(t *testing.T, chartDir, release, ns, valuesYAML string) (*
 	if err != nil {
 		return nil, err
 	}
-	manifests := splitBySource(out)
-	recordRendered(chartDir, manifests)
-	return decodeManifests(t, manifests), nil
-}
-
-// splitBySource groups `helm template` output by its "# Source:" comments.
-func splitBySource(out string) map[string]string {
-	manifests := map[string]string{}
-	locs := sourceLine.FindAllStringSubmatchIndex(out, -1)
-	for i, loc := range locs {
-		end := len(out)
-		if i+1 < len(locs) {
-			end = locs[i+1][0]
-		}
-		name := out[loc[2]:loc[3]]
-		body := strings.TrimSuffix(strings.TrimSpace(out[loc[1]:end]), "---")
-		manifests[name] += "\n---\n" + body
+	m, err := proxytest.Parse(out)
+	if err != nil {
+		return nil, err
 	}
-	return manifests
+	recordRendered(chartDir, m)
+	return m, nil
 }
 
 // valuesYAML turns a Go map into values-file text, for tests that build values in code.

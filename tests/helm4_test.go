@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,9 +20,10 @@ func helmTemplate(t *testing.T, binary, chart, valuesFile string) map[string]any
 	}
 	out, err := exec.Command(binary, args...).CombinedOutput()
 	require.NoError(t, err, "%s %v:\n%s", filepath.Base(binary), args, out)
-	manifests := splitBySource(string(out))
-	recordRendered(chart, manifests)
-	return objectsByName(t, decodeManifests(t, manifests))
+	m, err := proxytest.Parse(string(out))
+	require.NoError(t, err)
+	recordRendered(chart, m)
+	return objectsByName(t, m)
 }
 
 // TestHelm3AndHelm4RenderTheSame renders every chart and example with each of its

@@ -17,7 +17,7 @@ import (
 func TestKyvernoClonesTheProxySecret(t *testing.T) {
 	r := mustRenderSDK(t, proxyPoliciesChart, credentialValues(t, map[string]any{"defaults": nil, "kyverno": map[string]any{"policyKind": "ClusterPolicy"}}))
 	secretName := releaseName + "-proxy-credentials"
-	source := string(r.Find(t, "Secret", secretName).Raw)
+	source := string(find(t, r, "Secret", secretName).Raw)
 	require.Contains(t, source, `namespace: "`+namespace+`"`)
 	require.Contains(t, source, `app.kubernetes.io/managed-by: "Helm"`)
 	clone := strings.NewReplacer(`namespace: "`+namespace+`"`, `namespace: "apps"`,
@@ -25,7 +25,7 @@ func TestKyvernoClonesTheProxySecret(t *testing.T) {
 
 	dir := t.TempDir()
 	files := map[string]string{
-		"policy.yaml":     string(r.Find(t, "ClusterPolicy", "inject-proxy-env-secret").Raw),
+		"policy.yaml":     string(find(t, r, "ClusterPolicy", "inject-proxy-env-secret").Raw),
 		"source.yaml":     source,
 		"generated.yaml":  clone,
 		"namespaces.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: apps\n",

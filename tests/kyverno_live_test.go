@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/proxykit/proxykit/internal/testfs"
+	"github.com/proxykit/proxykit/proxytest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/stretchr/testify/require"
@@ -46,7 +47,7 @@ func startKyverno(t testing.TB, cp *controlPlane, o *objectClient) {
 	// Kyverno's RBAC and configuration from its own chart; its ClusterRoles are
 	// aggregated, which Kubernetes' aggregation controller does
 	startProcess(t, t.TempDir(), "clusterrole-aggregation", "--kubeconfig="+cp.Kubeconfig)
-	for _, d := range renderKyvernoChart(t).Docs {
+	for _, d := range renderKyvernoChart(t).Objects {
 		switch d.Kind {
 		case "ServiceAccount", "ConfigMap", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
 			ri, obj := o.resource(t, d, kyvernoNamespace)
@@ -96,7 +97,7 @@ func startKyverno(t testing.TB, cp *controlPlane, o *objectClient) {
 // tools/kyverno pins, with its CRDs left out (applied above). Its optional
 // remote subcharts (CRD bundles, the reports server) are off and not shipped in
 // the module, so they are dropped from a copy of its Chart.yaml.
-func renderKyvernoChart(t testing.TB) *Rendered {
+func renderKyvernoChart(t testing.TB) *proxytest.Manifests {
 	t.Helper()
 	chart := filepath.Join(t.TempDir(), "kyverno")
 	testfs.CopyTree(t, filepath.Join(moduleDir(t, "github.com/kyverno/kyverno", "kyverno"), "charts", "kyverno"), chart)
@@ -117,7 +118,9 @@ func renderKyvernoChart(t testing.TB) *Rendered {
 	out, err := exec.Command(repoPath("bin", "helm"), "template", "kyverno", chart, "--namespace", kyvernoNamespace,
 		"--kube-version", "1.36.0", "--set", "crds.install=false").CombinedOutput()
 	require.NoError(t, err, "helm template Kyverno's chart: %s", out)
-	return decodeManifests(t, splitBySource(string(out)))
+	m, err := proxytest.Parse(string(out))
+	require.NoError(t, err)
+	return m
 }
 
 // serviceAccountKubeconfig writes a kubeconfig that acts as a ServiceAccount,

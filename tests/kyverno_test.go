@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -29,7 +30,7 @@ func kyvernoBinary(t testing.TB) string {
 func kyvernoApply(t testing.TB, values string, pods []corev1.Pod) map[string]corev1.Pod {
 	t.Helper()
 	r := mustRenderSDK(t, proxyPoliciesChart, values+clusterPolicyKind)
-	return kyvernoApplyPolicy(t, r.Find(t, "ClusterPolicy", "inject-proxy-env").Raw, pods)
+	return kyvernoApplyPolicy(t, []byte(find(t, r, "ClusterPolicy", "inject-proxy-env").Raw), pods)
 }
 
 // kyvernoApplyPolicy runs `kyverno apply` with the given policy documents.
@@ -52,12 +53,11 @@ func kyvernoApplyPolicy(t testing.TB, policyYAML []byte, pods []corev1.Pod) map[
 	mutated, err := os.ReadFile(out)
 	require.NoError(t, err)
 	result := map[string]corev1.Pod{}
-	for _, doc := range docSeparator.Split(string(mutated), -1) {
-		if strings.TrimSpace(doc) == "" {
-			continue
-		}
+	m, err := proxytest.Parse(string(mutated))
+	require.NoError(t, err)
+	for _, o := range m.Objects {
 		var p corev1.Pod
-		require.NoError(t, yaml.UnmarshalStrict([]byte(doc), &p), "kyverno output:\n%s", doc)
+		require.NoError(t, o.Decode(&p), "kyverno output:\n%s", o.Raw)
 		result[p.Name] = p
 	}
 	require.Len(t, result, len(pods), "every pod comes back")

@@ -78,7 +78,7 @@ func TestKyvernoMountsTheTrustInDebugContainers(t *testing.T) {
 	}
 	assert.Subset(t, names, []string{"add-ca-bundle-volume", "mount-ca-bundle-create-containers", "mount-ca-bundle-create-init-containers",
 		"mount-ca-bundle-create-ephemeral-containers", "mount-ca-bundle-debug-ephemeral-containers"})
-	raw := string(mustRenderSDK(t, proxyPoliciesChart, values+clusterPolicyKind).Find(t, "ClusterPolicy", "inject-proxy-env").Raw)
+	raw := string(find(t, mustRenderSDK(t, proxyPoliciesChart, values+clusterPolicyKind), "ClusterPolicy", "inject-proxy-env").Raw)
 	debug := raw[strings.Index(raw, "name: mount-ca-bundle-debug-ephemeral-containers"):]
 	assert.Contains(t, debug[:800], "kinds: [Pod/ephemeralcontainers]")
 	assert.Contains(t, debug[:1200], "request.object.spec.volumes[?name=='proxykit-ca-bundle']")

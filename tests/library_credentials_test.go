@@ -4,8 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -45,9 +47,9 @@ func secretEnv(secret string, lowercase bool) []corev1.EnvVar {
 }
 
 // assertNoCredentialsOutsideSecrets fails when any non-Secret document carries the password.
-func assertNoCredentialsOutsideSecrets(t *testing.T, r *Rendered) {
+func assertNoCredentialsOutsideSecrets(t *testing.T, r *proxytest.Manifests) {
 	t.Helper()
-	for _, d := range r.Docs {
+	for _, d := range r.Objects {
 		if d.Kind != "Secret" {
 			assert.NotContains(t, string(d.Raw), leakMarker, "%s %s from %s carries the proxy password", d.Kind, d.Name, d.Source)
 			assert.NotContains(t, string(d.Raw), "svc-user", "%s %s from %s carries the proxy user", d.Kind, d.Name, d.Source)
@@ -57,9 +59,9 @@ func assertNoCredentialsOutsideSecrets(t *testing.T, r *Rendered) {
 
 func TestCredentialsStayInSecrets(t *testing.T) {
 	values := credentialValues(t, map[string]any{"secretCopy": map[string]any{"namespace": "apps", "name": "proxy-copy"}})
-	renderers := map[string]func() (*Rendered, error){
-		"sdk": func() (*Rendered, error) { return renderSDK(t, fixtureChart, values) },
-		"cli": func() (*Rendered, error) { return renderCLI(t, fixtureChart, values) },
+	renderers := map[string]func() (*proxytest.Manifests, error){
+		"sdk": func() (*proxytest.Manifests, error) { return renderSDK(t, fixtureChart, values) },
+		"cli": func() (*proxytest.Manifests, error) { return renderCLI(t, fixtureChart, values) },
 	}
 	for name, render := range renderers {
 		t.Run(name, func(t *testing.T) {
@@ -70,18 +72,18 @@ func TestCredentialsStayInSecrets(t *testing.T) {
 			assert.Equal(t, "true", h["hasCredentials"])
 			assert.Equal(t, secretName, h["secretName"])
 
-			secret := r.Secret(t, secretName)
+			secret := proxytest.Get[corev1.Secret](t, r, secretName)
 			assert.Equal(t, namespace, secret.Namespace)
 			assert.Equal(t, corev1.SecretTypeOpaque, secret.Type)
 			assert.Equal(t, credHTTP, string(secret.Data["HTTP_PROXY"]), "byte-exact")
 			assert.Equal(t, credHTTPS, string(secret.Data["HTTPS_PROXY"]), "byte-exact")
 			assert.Equal(t, h["noProxy"], string(secret.Data["NO_PROXY"]))
 
-			copyOf := r.Secret(t, "proxy-copy")
+			copyOf := proxytest.Get[corev1.Secret](t, r, "proxy-copy")
 			assert.Equal(t, "apps", copyOf.Namespace)
 			assert.Equal(t, secret.Data, copyOf.Data)
 
-			spec := r.Deployment(t, releaseName+"-app").Spec.Template.Spec
+			spec := proxytest.Get[appsv1.Deployment](t, r, releaseName+"-app").Spec.Template.Spec
 			want := append(secretEnv(secretName, true), val("TZ", "UTC"))
 			assert.Equal(t, want, container(t, spec, "app").Env)
 			assert.Equal(t, want, container(t, spec, "init").Env)
@@ -98,8 +100,8 @@ func TestCredentialsInOneURLMoveBothToTheSecret(t *testing.T) {
 		"cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12"},
 	}))
 	secretName := releaseName + "-proxy-credentials"
-	assert.Equal(t, secretEnv(secretName, false), container(t, r.Deployment(t, releaseName+"-app").Spec.Template.Spec, "app").Env)
-	assert.Equal(t, "http://proxy.corp:3128", string(r.Secret(t, secretName).Data["HTTP_PROXY"]))
+	assert.Equal(t, secretEnv(secretName, false), container(t, proxytest.Get[appsv1.Deployment](t, r, releaseName+"-app").Spec.Template.Spec, "app").Env)
+	assert.Equal(t, "http://proxy.corp:3128", string(proxytest.Get[corev1.Secret](t, r, secretName).Data["HTTP_PROXY"]))
 	assertNoCredentialsOutsideSecrets(t, r)
 }
 
@@ -114,8 +116,8 @@ func TestExistingSecret(t *testing.T) {
 			h := helpers(t, r)
 			assert.Equal(t, "corp-proxy", h["secretName"])
 			assert.Equal(t, "true", h["enabled"])
-			assert.False(t, r.Has("Secret", releaseName+"-proxy-credentials"), "the user owns the existing Secret")
-			env := container(t, r.Deployment(t, releaseName+"-app").Spec.Template.Spec, "app").Env
+			assert.False(t, has(r, "Secret", releaseName+"-proxy-credentials"), "the user owns the existing Secret")
+			env := container(t, proxytest.Get[appsv1.Deployment](t, r, releaseName+"-app").Spec.Template.Spec, "app").Env
 			assert.Equal(t, secretEnv("corp-proxy", true), env[:6])
 			assertNoCredentialsOutsideSecrets(t, r)
 		})
@@ -124,9 +126,9 @@ func TestExistingSecret(t *testing.T) {
 
 func TestPlainProxyRendersNoSecret(t *testing.T) {
 	r := mustRenderSDK(t, fixtureChart, plainProxy)
-	assert.False(t, r.Has("Secret", releaseName+"-proxy-credentials"))
+	assert.False(t, has(r, "Secret", releaseName+"-proxy-credentials"))
 	assert.Equal(t, "", helpers(t, r)["hasCredentials"])
-	assert.Empty(t, strings.TrimSpace(r.Manifests["templates/proxy-secret.yaml"]))
+	assert.Empty(t, strings.TrimSpace(sourceText(r, "templates/proxy-secret.yaml")))
 }
 
 func TestCertManagerValues(t *testing.T) {

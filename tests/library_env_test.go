@@ -4,8 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -261,7 +263,7 @@ app:
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := mustRenderSDK(t, fixtureChart, tc.values)
-			spec := r.Deployment(t, releaseName+"-app").Spec.Template.Spec
+			spec := proxytest.Get[appsv1.Deployment](t, r, releaseName+"-app").Spec.Template.Spec
 			for name, want := range tc.want {
 				got := container(t, spec, name).Env
 				assert.Equal(t, want, got, "env of container %q", name)
@@ -282,7 +284,7 @@ defaults:
 sidecar:
   env: [{name: HTTP_PROXY, value: "http://sidecar-only:1"}]
 `)
-	spec := r.Deployment(t, releaseName+"-app").Spec.Template.Spec
+	spec := proxytest.Get[appsv1.Deployment](t, r, releaseName+"-app").Spec.Template.Spec
 	assert.Equal(t, []corev1.EnvVar{val("TZ", "UTC"), val("HTTP_PROXY", "http://sidecar-only:1")}, container(t, spec, "sidecar").Env)
 }
 
@@ -297,7 +299,7 @@ app:
 }
 
 // sidecarText is the deployment text from the sidecar container on.
-func sidecarText(r *Rendered) string {
-	text := r.Manifests["templates/deployment.yaml"]
+func sidecarText(r *proxytest.Manifests) string {
+	text := sourceText(r, "templates/deployment.yaml")
 	return text[strings.Index(text, "name: sidecar"):]
 }

@@ -5,15 +5,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/http/httpproxy"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // helpers decodes the fixture's helpers Secret, which holds each helper's raw output.
-func helpers(t testing.TB, r *Rendered) map[string]string {
+func helpers(t testing.TB, r *proxytest.Manifests) map[string]string {
 	t.Helper()
-	return r.Secret(t, releaseName+"-helpers").StringData
+	return proxytest.Get[corev1.Secret](t, r, releaseName+"-helpers").StringData
 }
 
 func TestNoProxyComposition(t *testing.T) {
@@ -118,7 +120,7 @@ cluster: {podCIDRs: [10.0.0.0/8], serviceCIDRs: [10.0.0.0/8], metadataEndpoints:
 			r := mustRenderSDK(t, fixtureChart, tc.values)
 			h := helpers(t, r)
 			assert.Equal(t, tc.want, h["noProxy"])
-			assert.Equal(t, tc.want, r.ConfigMap(t, releaseName+"-no-proxy").Data["NO_PROXY"])
+			assert.Equal(t, tc.want, proxytest.Get[corev1.ConfigMap](t, r, releaseName+"-no-proxy").Data["NO_PROXY"])
 			assert.NotContains(t, h["noProxy"], " ", "NO_PROXY has no spaces")
 		})
 	}

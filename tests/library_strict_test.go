@@ -9,8 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // withNetworks adds the service network every proxy-on render needs: into a
@@ -155,7 +158,7 @@ func TestHelpersNeedTheRootContext(t *testing.T) {
 		}
 		t.Run(helper+"/root", func(t *testing.T) {
 			values := withNetworks(fmt.Sprintf("proxy: {http: \"http://proxy:3128\"}\ncontextCheck: {helper: %s, mode: root}", helper))
-			out := mustRenderSDK(t, fixtureChart, values).Secret(t, releaseName+"-context-check").StringData["output"]
+			out := proxytest.Get[corev1.Secret](t, mustRenderSDK(t, fixtureChart, values), releaseName+"-context-check").StringData["output"]
 			if helper != "proxykit.proxy.secret" && helper != "proxykit.proxy.hasCredentials" && !strings.HasPrefix(helper, "proxykit.trust.") {
 				assert.NotEmpty(t, out, "with $ the helper renders its output")
 			}
@@ -248,7 +251,7 @@ func TestControlCharactersFailNamingTheKey(t *testing.T) {
 	}
 	t.Run("tab, newline and carriage return stay allowed in env values", func(t *testing.T) {
 		r := mustRenderSDK(t, fixtureChart, `app: {env: [{name: SCRIPT, value: "a\tb\r\nc"}]}`)
-		env := container(t, r.Deployment(t, releaseName+"-app").Spec.Template.Spec, "app").Env
+		env := container(t, proxytest.Get[appsv1.Deployment](t, r, releaseName+"-app").Spec.Template.Spec, "app").Env
 		assert.Equal(t, "a\tb\r\nc", envMap(env)["SCRIPT"].Value)
 	})
 }

@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -63,7 +65,7 @@ func TestTrustedCAReachesContainers(t *testing.T) {
 	for _, key := range []string{"proxy", "cluster.proxy", "global.proxy"} {
 		t.Run(key, func(t *testing.T) {
 			r := mustRenderSDK(t, fixtureChart, trustValues(t, key, ca))
-			spec := r.Deployment(t, releaseName+"-app").Spec.Template.Spec
+			spec := proxytest.Get[appsv1.Deployment](t, r, releaseName+"-app").Spec.Template.Spec
 			app := container(t, spec, "app")
 			assert.Equal(t, withEnv(proxyEnvPlain, trustEnv...), app.Env, "the trust variables follow the proxy tier")
 			assert.Equal(t, []corev1.VolumeMount{{Name: "proxykit-ca-bundle", MountPath: "/etc/proxykit/ca", ReadOnly: true}}, app.VolumeMounts)
@@ -74,7 +76,7 @@ func TestTrustedCAReachesContainers(t *testing.T) {
 		})
 	}
 	t.Run("no trusted CA: no variables, no volume", func(t *testing.T) {
-		spec := mustRenderSDK(t, fixtureChart, plainProxy).Deployment(t, releaseName+"-app").Spec.Template.Spec
+		spec := proxytest.Get[appsv1.Deployment](t, mustRenderSDK(t, fixtureChart, plainProxy), releaseName+"-app").Spec.Template.Spec
 		assert.Equal(t, proxyEnvPlain, container(t, spec, "app").Env)
 		assert.Empty(t, spec.Volumes)
 	})
@@ -82,7 +84,7 @@ func TestTrustedCAReachesContainers(t *testing.T) {
 		other, _ := testCA(t, "another")
 		values := strings.Replace(trustValues(t, "proxy", ca), "cluster:\n", "cluster:\n  proxy:\n    trustedCA: "+yamlQuote(other)+"\n", 1)
 		r := mustRenderSDK(t, fixtureChart, values+"contextCheck: {helper: proxykit.trust.ca, mode: root}\n")
-		assert.Equal(t, ca, r.Secret(t, releaseName+"-context-check").StringData["output"])
+		assert.Equal(t, ca, proxytest.Get[corev1.Secret](t, r, releaseName+"-context-check").StringData["output"])
 	})
 }
 
@@ -121,7 +123,7 @@ func TestClusterProxyCarriesTheTrust(t *testing.T) {
 	require.Contains(t, values, "trustedCA")
 	r, err := renderCLI(t, clusterProxyChart, values)
 	require.NoError(t, err)
-	source := r.ConfigMap(t, "proxykit-ca")
+	source := proxytest.Get[corev1.ConfigMap](t, r, "proxykit-ca")
 	assert.Equal(t, "cert-manager", source.Namespace, "trust-manager's trust namespace")
 	assert.Equal(t, ca, source.Data["ca.crt"])
 	var bundle struct {
@@ -136,23 +138,23 @@ func TestClusterProxyCarriesTheTrust(t *testing.T) {
 			} `json:"target"`
 		} `json:"spec"`
 	}
-	require.NoError(t, yamlUnmarshal(string(r.Find(t, "Bundle", "proxykit-ca-bundle").Raw), &bundle))
+	require.NoError(t, yamlUnmarshal(string(find(t, r, "Bundle", "proxykit-ca-bundle").Raw), &bundle))
 	require.Len(t, bundle.Spec.Sources, 2)
 	assert.True(t, *bundle.Spec.Sources[0].UseDefaultCAs, "public roots, so the bundle can replace a client's roots")
 	assert.Equal(t, "proxykit-ca", bundle.Spec.Sources[1].ConfigMap.Name)
 	assert.Equal(t, "ca.crt", bundle.Spec.Sources[1].ConfigMap.Key)
 	// the target is what proxykit.trust.volumes mounts
-	spec := mustRenderSDK(t, fixtureChart, trustValues(t, "proxy", ca)).Deployment(t, releaseName+"-app").Spec.Template.Spec
+	spec := proxytest.Get[appsv1.Deployment](t, mustRenderSDK(t, fixtureChart, trustValues(t, "proxy", ca)), releaseName+"-app").Spec.Template.Spec
 	assert.Equal(t, spec.Volumes[0].ConfigMap.Name, bundle.Metadata.Name)
 	assert.Equal(t, "ca-certificates.crt", bundle.Spec.Target.ConfigMap.Key, "the file name the trust variables point at")
 	assert.ElementsMatch(t, []string{"ConfigMap/proxykit-ca@cert-manager", "Bundle/proxykit-ca-bundle"}, objectsBySource(r)["templates/trust-bundle.yaml"])
 	// the nodes' copy, for the trust store
-	assert.Equal(t, ca, string(r.Secret(t, "wc1-systemd-proxy").Data["trustedCA"]))
+	assert.Equal(t, ca, string(proxytest.Get[corev1.Secret](t, r, "wc1-systemd-proxy").Data["trustedCA"]))
 
 	t.Run("without a trusted CA: no Bundle, no key", func(t *testing.T) {
 		r := mustRenderSDK(t, clusterProxyChart, clusterProxyPlain)
-		assert.False(t, r.Has("Bundle", "proxykit-ca-bundle"))
-		assert.NotContains(t, r.Secret(t, "wc1-systemd-proxy").Data, "trustedCA")
+		assert.False(t, has(r, "Bundle", "proxykit-ca-bundle"))
+		assert.NotContains(t, proxytest.Get[corev1.Secret](t, r, "wc1-systemd-proxy").Data, "trustedCA")
 	})
 	t.Run("the CAPI example installs the CA before containerd restarts", func(t *testing.T) {
 		capi, err := renderCLI(t, repoPath("examples", "capi"), "clusterName: wc1\ntrustedCA: true\n")
@@ -162,7 +164,7 @@ func TestClusterProxyCarriesTheTrust(t *testing.T) {
 				KubeadmConfigSpec kubeadmConfigSpec `json:"kubeadmConfigSpec"`
 			} `json:"spec"`
 		}
-		require.NoError(t, yamlUnmarshal(string(capi.Find(t, "KubeadmControlPlane", "wc1-control-plane").Raw), &kcp))
+		require.NoError(t, yamlUnmarshal(string(find(t, capi, "KubeadmControlPlane", "wc1-control-plane").Raw), &kcp))
 		commands := kcp.Spec.KubeadmConfigSpec.PreKubeadmCommands
 		assert.Equal(t, "update-ca-certificates", commands[0])
 		assert.Equal(t, "systemctl restart containerd", commands[2])
@@ -202,7 +204,7 @@ func TestChartOperatorAndCertManagerCarryTheTrust(t *testing.T) {
 }
 
 // operatorSpec is chart-operator's pod spec.
-func operatorSpec(t *testing.T, r *Rendered) corev1.PodSpec {
+func operatorSpec(t *testing.T, r *proxytest.Manifests) corev1.PodSpec {
 	t.Helper()
-	return r.Deployment(t, releaseName).Spec.Template.Spec
+	return proxytest.Get[appsv1.Deployment](t, r, releaseName).Spec.Template.Spec
 }

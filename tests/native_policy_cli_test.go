@@ -22,7 +22,7 @@ func TestNativePolicyCELWithKyvernoCLI(t *testing.T) {
 	r := mustRenderSDK(t, proxyPoliciesChart, policyValuesPlain)
 	var docs []string
 	for _, kind := range []string{"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {
-		docs = append(docs, strings.Replace(string(r.Find(t, kind, "inject-proxy-env").Raw),
+		docs = append(docs, strings.Replace(string(find(t, r, kind, "inject-proxy-env").Raw),
 			"apiVersion: admissionregistration.k8s.io/v1\n", "apiVersion: admissionregistration.k8s.io/v1alpha1\n", 1))
 	}
 	cases := podCases()

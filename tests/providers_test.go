@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -15,9 +16,9 @@ import (
 var noProxyValue = regexp.MustCompile(`localhost,127\.0\.0\.1,::1,[^"'\s\\]+`)
 
 // noProxyValues finds every NO_PROXY in a render, including inside Secret data.
-func noProxyValues(r *Rendered) []string {
+func noProxyValues(r *proxytest.Manifests) []string {
 	var found []string
-	for _, d := range r.Docs {
+	for _, d := range r.Objects {
 		found = append(found, noProxyValue.FindAllString(string(d.Raw), -1)...)
 		if d.Kind == "Secret" {
 			for _, b64 := range regexp.MustCompile(`(?m)^  \S+: ([A-Za-z0-9+/=]{8,})$`).FindAllStringSubmatch(string(d.Raw), -1) {
@@ -51,7 +52,7 @@ func TestProviderValuesAgainstEveryChart(t *testing.T) {
 					assertProxySelection(t, noProxy, p.bypass, append([]string{externalURL}, p.proxied...))
 				}
 				if p.credentials != "" {
-					for _, d := range r.Docs {
+					for _, d := range r.Objects {
 						if d.Kind != "Secret" {
 							assert.NotContains(t, string(d.Raw), p.credentials, "%s %s carries the password", d.Kind, d.Name)
 						}

@@ -3,6 +3,7 @@ package tests
 import (
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
@@ -26,11 +27,11 @@ func TestCLIAndSDKRenderTheSame(t *testing.T) {
 }
 
 // objectsByName keys every document by kind, name and namespace.
-func objectsByName(t *testing.T, r *Rendered) map[string]any {
+func objectsByName(t *testing.T, r *proxytest.Manifests) map[string]any {
 	objects := map[string]any{}
-	for _, d := range r.Docs {
+	for _, d := range r.Objects {
 		var obj any
-		require.NoError(t, yaml.Unmarshal(d.Raw, &obj))
+		require.NoError(t, yaml.Unmarshal([]byte(d.Raw), &obj))
 		key := d.Kind + "/" + d.Name + "@" + d.Namespace
 		require.NotContains(t, objects, key, "two documents for %s", key)
 		objects[key] = obj

@@ -9,8 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // TestClientsTrustTheInterceptingProxy runs mitmproxy (Debian's) as a
@@ -41,7 +44,7 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 		"proxy":   map[string]any{"http": "http://127.0.0.1:8081", "https": "http://127.0.0.1:8081", "trustedCA": ca},
 		"cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12", "metadataEndpoints": false},
 	})
-	app := container(t, mustRenderSDK(t, fixtureChart, values).Deployment(t, releaseName+"-app").Spec.Template.Spec, "app")
+	app := container(t, proxytest.Get[appsv1.Deployment](t, mustRenderSDK(t, fixtureChart, values), releaseName+"-app").Spec.Template.Spec, "app")
 	var with, without []string
 	for _, e := range app.Env {
 		require.Nil(t, e.ValueFrom)
@@ -65,11 +68,11 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 	// rendered preKubeadmCommands, with update-ca-certificates working in a
 	// throwaway trust store instead of /etc/ssl/certs
 	nodeRoot := filepath.Join(dir, "node")
-	proxySecret := mustRenderSDK(t, clusterProxyChart, valuesYAML(t, map[string]any{
+	proxySecret := proxytest.Get[corev1.Secret](t, mustRenderSDK(t, clusterProxyChart, valuesYAML(t, map[string]any{
 		"clusterName": "wc1",
 		"proxy":       map[string]any{"https": "http://127.0.0.1:8081", "trustedCA": ca},
 		"cluster":     map[string]any{"serviceCIDRs": "10.96.0.0/12"},
-	})).Secret(t, "wc1-systemd-proxy")
+	})), "wc1-systemd-proxy")
 	capi, err := renderCLI(t, repoPath("examples", "capi"), "clusterName: wc1\ntrustedCA: true\n")
 	require.NoError(t, err)
 	var kct struct {
@@ -77,7 +80,7 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 			Template struct{ Spec kubeadmConfigSpec } `json:"template"`
 		} `json:"spec"`
 	}
-	require.NoError(t, yamlUnmarshal(string(capi.Find(t, "KubeadmConfigTemplate", "wc1-md-0").Raw), &kct))
+	require.NoError(t, yamlUnmarshal(string(find(t, capi, "KubeadmConfigTemplate", "wc1-md-0").Raw), &kct))
 	for _, f := range kct.Spec.Template.Spec.Files {
 		data, ok := proxySecret.Data[f.ContentFrom.Secret.Key]
 		require.True(t, ok, "the Secret has no key %s", f.ContentFrom.Secret.Key)

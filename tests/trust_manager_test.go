@@ -18,8 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -63,7 +65,7 @@ func TestTrustManagerFillsTheBundle(t *testing.T) {
 	newHelmHome(t).run(t, "", "install", "wc1-proxy", clusterProxyChart, "--namespace", "org-acme", "-f", values, "--kubeconfig", cp.Kubeconfig)
 
 	// what every Pod mounts, as the library names it
-	spec := mustRenderSDK(t, fixtureChart, trustValues(t, "proxy", ca)).Deployment(t, releaseName+"-app").Spec.Template.Spec
+	spec := proxytest.Get[appsv1.Deployment](t, mustRenderSDK(t, fixtureChart, trustValues(t, "proxy", ca)), releaseName+"-app").Spec.Template.Spec
 	configMap, file := spec.Volumes[0].ConfigMap.Name, filepath.Base(bundleFile)
 	for _, ns := range []string{"apps", "org-acme"} {
 		var bundle string
