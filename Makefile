@@ -19,7 +19,7 @@ DIST      := dist
 DEMO_CHART  := examples/consumer-app
 DEMO_VALUES := examples/providers/eks.yaml
 
-.PHONY: all tools test e2e bench demo lint yamllint debian-packages docs package publish clean
+.PHONY: all tools test render e2e bench demo lint yamllint debian-packages docs package publish clean
 
 all: test
 
@@ -103,26 +103,33 @@ publish: package
 	@case "$(REGISTRY)" in oci://*) ;; *) echo "publish: set REGISTRY=oci://HOST/PATH" >&2; exit 2;; esac
 	for archive in $(DIST)/*.tgz; do $(HELM) push $$archive $(REGISTRY) $(PUSH_FLAGS) || exit 1; done
 
-## test: yamllint, then every Go test: the packages (proxykit, proxytest, noproxy, the CLI),
-## the project's suites in tests/ (renders, Kyverno, real NO_PROXY clients, the e2e control plane,
-## helm lint) and the example consumer chart's own test module
-# (tests/ runs after the packages: its TestMain refreshes the example charts' charts/
-# folders, which the packages' examples read)
+## test: yamllint, then every Go test: the packages (proxykit, proxytest, noproxy, the CLI) with
+## the race detector, the render tests of the library, the charts and the examples (tests/: in
+## process through proxytest, no binary), the integration suites (tests/integration: Kyverno, real
+## NO_PROXY clients, live control planes, the helm CLIs, the registry) and the example consumer
+## chart's own test module
 test: tools yamllint
-	$(GO) test -count=1 . ./cmd/... ./internal/... ./noproxy/... ./proxytest/...
-	$(GO) test -count=1 -parallel 4 ./tests/...
+	@# a library archive vendored by an earlier run may be stale: the packages' examples would render it
+	rm -f charts/*/charts/proxykit-*.tgz examples/*/charts/proxykit-*.tgz tests/testdata/*/charts/proxykit-*.tgz
+	$(GO) test -count=1 -race . ./cmd/... ./internal/... ./noproxy/... ./proxytest/...
+	$(GO) test -count=1 ./tests/
+	$(GO) test -count=1 -parallel 4 ./tests/integration/
 	cd examples/consumer-app && $(GO) test -count=1 ./...
+
+## render: the fast loop: the library, chart and example render tests, in seconds, no binary needed
+render:
+	$(GO) test -count=1 ./tests/ ./proxytest/
 
 ## e2e: only the end-to-end test against etcd and kube-apiserver on loopback
 e2e: tools
-	$(GO) test -count=1 -parallel 4 -run 'TestE2E|TestAdmissionMatrix' -v ./tests/...
+	$(GO) test -count=1 -parallel 4 -run 'TestE2E|TestAdmissionMatrix' -v ./tests/integration/
 
 ## bench: generateEnv with 10, 100 and 1000 entries per tier across 20 containers beside a plain
 ## merge baseline, a full render, kyverno apply on 1, 20 and 200 containers, proxytest.Render
 ## against `helm template` as a process, and `proxykit check` on 100 and 1,000 Deployments
 bench: tools
-	$(GO) test -count=3 -run '^$$' -bench . -skip AdmissionLatency -benchmem -benchtime 3x ./tests/ ./cmd/proxykit/ | tee $(BIN)/bench.txt
-	$(GO) test -count=1 -run '^$$' -bench AdmissionLatency -benchtime 1x ./tests/ | tee -a $(BIN)/bench.txt
+	$(GO) test -count=3 -run '^$$' -bench . -skip AdmissionLatency -benchmem -benchtime 3x ./tests/ ./tests/integration/ ./cmd/proxykit/ | tee $(BIN)/bench.txt
+	$(GO) test -count=1 -run '^$$' -bench AdmissionLatency -benchtime 1x ./tests/integration/ | tee -a $(BIN)/bench.txt
 	@./hack/bench-ratio.sh $(BIN)/bench.txt
 
 ## demo: render the example consumer chart with the EKS example values
@@ -133,7 +140,8 @@ demo: $(HELM)
 ## lint: what chart-testing's lint does: yamllint, helm lint --strict per ci/*-values.yaml,
 ## Chart.yaml checks and the version bump against the merge base (all part of test)
 lint: $(HELM) yamllint
-	$(GO) test -count=1 -run 'TestHelmLint|TestChartMetadata|TestChartVersionBumps|TestVersionBumpCheck' ./tests/...
+	$(GO) test -count=1 -run 'TestChartMetadata|TestChartVersionBumps|TestVersionBumpCheck' ./tests/
+	$(GO) test -count=1 -run 'TestHelmLint' ./tests/integration/
 
 YAML_FILES = ct.yaml $(shell git ls-files '*Chart.yaml' '*values.yaml' 'charts/*/ci/*.yaml' 'examples/providers/*.yaml')
 

@@ -2,18 +2,15 @@ package tests
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/tests/fixture"
 )
 
 const benchContainers = 20
@@ -34,7 +31,7 @@ func benchTiers(n int) (defaults, first, second []any) {
 // benchValues: helper is "proxykit" (generateEnv) or "plain" (the baseline merge).
 func benchValues(t testing.TB, helper string, containers, n int) string {
 	defaults, first, second := benchTiers(n)
-	return valuesYAML(t, map[string]any{
+	return fixture.ValuesYAML(t, map[string]any{
 		"proxy":    map[string]any{"http": "http://proxy.corp:3128", "https": "http://proxy.corp:3128"},
 		"cluster":  map[string]any{"podCIDRs": "10.244.0.0/16", "serviceCIDRs": "10.96.0.0/12", "apiServer": "10.96.0.1"},
 		"defaults": map[string]any{"env": defaults},
@@ -44,24 +41,24 @@ func benchValues(t testing.TB, helper string, containers, n int) string {
 
 // TestBenchTemplate asserts the merge the benchmark measures, on a size small enough to spell out.
 func TestBenchTemplate(t *testing.T) {
-	r := mustRenderSDK(t, fixtureChart, benchValues(t, "proxykit", 3, 4))
-	spec := proxytest.Get[appsv1.Deployment](t, r, releaseName+"-bench").Spec.Template.Spec
+	r := fixture.Render(t, fixture.Fixture, benchValues(t, "proxykit", 3, 4))
+	spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-bench").Spec.Template.Spec
 	require.Len(t, spec.Containers, 3)
 	proxyTier := 6
 	for _, c := range spec.Containers {
 		require.Len(t, c.Env, proxyTier+8, "VAR_0..VAR_7 after the proxy tier")
 		got := c.Env[proxyTier:]
 		want := []corev1.EnvVar{
-			val("VAR_0", "default"), val("VAR_1", "default"), val("VAR_2", "0"), val("VAR_3", "1"),
-			fieldRef("VAR_4", "metadata.name"), fieldRef("VAR_5", "metadata.name"),
-			fieldRef("VAR_6", "metadata.name"), fieldRef("VAR_7", "metadata.name"),
+			fixture.Val("VAR_0", "default"), fixture.Val("VAR_1", "default"), fixture.Val("VAR_2", "0"), fixture.Val("VAR_3", "1"),
+			fixture.FieldRef("VAR_4", "metadata.name"), fixture.FieldRef("VAR_5", "metadata.name"),
+			fixture.FieldRef("VAR_6", "metadata.name"), fixture.FieldRef("VAR_7", "metadata.name"),
 		}
 		assert.Equal(t, want, got, "container %s", c.Name)
 	}
 	// the baseline does the same merge, so the ratio compares like with like
 	for _, n := range []int{4, 100} {
-		ours := proxytest.Get[appsv1.Deployment](t, mustRenderSDK(t, fixtureChart, benchValues(t, "proxykit", 3, n)), releaseName+"-bench")
-		plain := proxytest.Get[appsv1.Deployment](t, mustRenderSDK(t, fixtureChart, benchValues(t, "plain", 3, n)), releaseName+"-bench")
+		ours := proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, benchValues(t, "proxykit", 3, n)), fixture.Release+"-bench")
+		plain := proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, benchValues(t, "plain", 3, n)), fixture.Release+"-bench")
 		assert.Equal(t, plain.Spec.Template.Spec.Containers, ours.Spec.Template.Spec.Containers, "%d entries per tier", n)
 	}
 }
@@ -82,61 +79,15 @@ func BenchmarkGenerateEnv(b *testing.B) {
 
 // BenchmarkRenderFixture renders the whole fixture chart with a proxy, credentials and defaults.
 func BenchmarkRenderFixture(b *testing.B) {
-	benchmarkRender(b, credentialValues(b, nil))
+	benchmarkRender(b, fixture.CredentialValues(b, nil))
 }
 
 func benchmarkRender(b *testing.B, values string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := renderAs(fixtureChart, releaseName, namespace, values); err != nil {
+		if _, err := fixture.RenderAs(fixture.Fixture, fixture.Release, fixture.Namespace, values); err != nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkKyvernoApply times `kyverno apply` of the injection policy on one Pod
-// with 1, 20 and 200 containers; the CLI's start-up is part of every run.
-func BenchmarkKyvernoApply(b *testing.B) {
-	r := mustRenderSDK(b, proxyPoliciesChart, policyValuesPlain+clusterPolicyKind)
-	for _, n := range []int{1, 20, 200} {
-		b.Run(fmt.Sprintf("containers=%d", n), func(b *testing.B) {
-			dir := b.TempDir()
-			policy := filepath.Join(dir, "policy.yaml")
-			require.NoError(b, os.WriteFile(policy, []byte(find(b, r, "ClusterPolicy", "inject-proxy-env").Raw), 0o600))
-			var containers []corev1.Container
-			for i := 0; i < n; i++ {
-				containers = append(containers, ctr(fmt.Sprintf("c%d", i), val("OWN", "1")))
-			}
-			p, err := yaml.Marshal(pod("bench", "apps", nil, containers...))
-			require.NoError(b, err)
-			resources := filepath.Join(dir, "pod.yaml")
-			require.NoError(b, os.WriteFile(resources, p, 0o600))
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				runKyvernoApply(b, policy, resources)
-			}
-		})
-	}
-}
-
-// BenchmarkProxytestRender renders examples/consumer-app in-process with
-// proxytest; BenchmarkHelmTemplateProcess renders the same chart and values
-// with `helm template` as a process. `make bench` prints their ratio.
-func BenchmarkProxytestRender(b *testing.B) {
-	values := repoPath("examples", "providers", "eks.yaml")
-	for i := 0; i < b.N; i++ {
-		if _, err := proxytest.RenderE(consumerApp, proxytest.ValuesFile(values)); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkHelmTemplateProcess(b *testing.B) {
-	values := repoPath("examples", "providers", "eks.yaml")
-	for i := 0; i < b.N; i++ {
-		if out, err := exec.Command(repoPath("bin", "helm"), "template", "release-name", consumerApp, "-f", values).CombinedOutput(); err != nil {
-			b.Fatalf("%v: %s", err, out)
 		}
 	}
 }

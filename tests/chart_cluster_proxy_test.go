@@ -4,25 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/tests/fixture"
 )
-
-var clusterProxyChart = repoPath("charts", "cluster-proxy")
-
-const clusterProxyPlain = `
-clusterName: wc1
-proxy:
-  http: http://proxy.corp.example:3128
-  https: http://proxy.corp.example:3129
-  noProxy: [.corp.example]
-cluster:
-  podCIDRs: [10.244.0.0/16, "fd00:10:244::/56"]
-  serviceCIDRs: [10.96.0.0/12]
-  apiServer: 10.96.0.1
-`
 
 // clusterValues is the YAML document in the cluster-values Secret.
 type clusterValues struct {
@@ -52,14 +41,14 @@ func decodeClusterValues(t *testing.T, s corev1.Secret) clusterValues {
 // assertCoversCluster checks a NO_PROXY against the destinations of clusterProxyPlain.
 func assertCoversCluster(t *testing.T, noProxy string) {
 	t.Helper()
-	assertProxySelection(t, noProxy, []string{
+	fixture.AssertProxySelection(t, noProxy, []string{
 		"http://10.244.1.5:8080", "http://[fd00:10:244::5]:8080", "http://10.100.0.10", "https://10.96.0.1",
 		"https://kubernetes.default.svc.cluster.local.", "http://web.shop.svc", "https://git.corp.example",
-	}, []string{externalURL})
+	}, []string{fixture.ExternalURL})
 }
 
 func TestClusterProxyPlain(t *testing.T) {
-	r, err := renderCLI(t, clusterProxyChart, clusterProxyPlain)
+	r, err := fixture.TryRender(t, fixture.ClusterProxy, fixture.ClusterProxyPlain)
 	require.NoError(t, err)
 
 	values := decodeClusterValues(t, proxytest.Get[corev1.Secret](t, r, "wc1-cluster-values"))
@@ -72,11 +61,11 @@ func TestClusterProxyPlain(t *testing.T) {
 	assertCoversCluster(t, values.NoProxy)
 
 	var certManager map[string]any
-	require.NoError(t, yamlUnmarshal(string(proxytest.Get[corev1.Secret](t, r, "wc1-cluster-values").Data["certManagerValues"]), &certManager))
+	require.NoError(t, fixture.YAMLUnmarshal(string(proxytest.Get[corev1.Secret](t, r, "wc1-cluster-values").Data["certManagerValues"]), &certManager))
 	assert.Equal(t, []string{"http_proxy", "https_proxy", "no_proxy"}, sortedKeys(certManager), "only keys cert-manager's schema allows")
 
 	systemd := proxytest.Get[corev1.Secret](t, r, "wc1-systemd-proxy")
-	assert.Equal(t, namespace, systemd.Namespace)
+	assert.Equal(t, fixture.Namespace, systemd.Namespace)
 	for _, key := range []string{"containerdProxy", "kubeletProxy"} {
 		names, env := parseDropIn(t, string(systemd.Data[key]))
 		assert.Len(t, names, 6, key)
@@ -93,54 +82,54 @@ func TestClusterProxyPlain(t *testing.T) {
 		"NO_PROXY": values.NoProxy, "no_proxy": values.NoProxy,
 	}, envFrom.Data)
 
-	assert.False(t, has(r, "Secret", releaseName+"-proxy-credentials"), "no credentials, no proxy Secret")
-	assert.Empty(t, strings.TrimSpace(sourceText(r, "templates/proxy-secret.yaml")))
+	assert.False(t, fixture.Has(r, "Secret", fixture.Release+"-proxy-credentials"), "no credentials, no proxy Secret")
+	assert.Empty(t, strings.TrimSpace(fixture.SourceText(r, "templates/proxy-secret.yaml")))
 }
 
 func TestClusterProxyCredentials(t *testing.T) {
-	r, err := renderCLI(t, clusterProxyChart, credentialValues(t, map[string]any{"clusterName": "mgmt"}))
+	r, err := fixture.TryRender(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "mgmt"}))
 	require.NoError(t, err)
-	secretName := releaseName + "-proxy-credentials"
+	secretName := fixture.Release + "-proxy-credentials"
 
 	values := decodeClusterValues(t, proxytest.Get[corev1.Secret](t, r, "mgmt-cluster-values"))
-	assert.Equal(t, credHTTP, values.Cluster.Proxy.HTTP, "byte-exact inside the Secret")
-	assert.Equal(t, credHTTPS, values.Proxy.HTTPS)
+	assert.Equal(t, fixture.CredHTTP, values.Cluster.Proxy.HTTP, "byte-exact inside the Secret")
+	assert.Equal(t, fixture.CredHTTPS, values.Proxy.HTTPS)
 	assert.Empty(t, values.HTTPProxy, "cert-manager would write the URL into a plain env value")
-	assert.Equal(t, secretEnv(secretName, true), values.ExtraEnv)
+	assert.Equal(t, fixture.SecretEnv(secretName, true), values.ExtraEnv)
 
 	for _, key := range []string{"containerdProxy", "kubeletProxy"} {
 		_, env := parseDropIn(t, string(proxytest.Get[corev1.Secret](t, r, "mgmt-systemd-proxy").Data[key]))
-		assert.Equal(t, credHTTP, env["HTTP_PROXY"], "%s: systemd unquotes to the exact URL", key)
-		assert.Equal(t, credHTTPS, env["https_proxy"])
+		assert.Equal(t, fixture.CredHTTP, env["HTTP_PROXY"], "%s: systemd unquotes to the exact URL", key)
+		assert.Equal(t, fixture.CredHTTPS, env["https_proxy"])
 	}
 	assert.Contains(t, string(proxytest.Get[corev1.Secret](t, r, "mgmt-systemd-proxy").Data["kubeletProxy"]), "Zq%%40w%%&", "% doubled for systemd")
 
 	envFrom := proxytest.Get[corev1.Secret](t, r, "proxy-env")
-	assert.Equal(t, credHTTP, string(envFrom.Data["HTTP_PROXY"]))
-	assert.Equal(t, credHTTPS, string(envFrom.Data["https_proxy"]))
+	assert.Equal(t, fixture.CredHTTP, string(envFrom.Data["HTTP_PROXY"]))
+	assert.Equal(t, fixture.CredHTTPS, string(envFrom.Data["https_proxy"]))
 
 	// the secretKeyRefs in extraEnv resolve in the release namespace and in cert-manager's
 	var namespaces []string
 	for _, d := range r.Objects {
 		if d.Kind == "Secret" && d.Name == secretName {
-			s := decodeStrict[corev1.Secret](t, d)
-			assert.Equal(t, credHTTPS, string(s.Data["HTTPS_PROXY"]))
+			s := fixture.Decode[corev1.Secret](t, d)
+			assert.Equal(t, fixture.CredHTTPS, string(s.Data["HTTPS_PROXY"]))
 			namespaces = append(namespaces, s.Namespace)
 		}
 	}
-	assert.ElementsMatch(t, []string{namespace, "kube-system"}, namespaces)
-	assertNoCredentialsOutsideSecrets(t, r)
+	assert.ElementsMatch(t, []string{fixture.Namespace, "kube-system"}, namespaces)
+	fixture.AssertNoCredentialsOutsideSecrets(t, r)
 }
 
 func TestClusterProxySwitches(t *testing.T) {
-	r := mustRenderSDK(t, clusterProxyChart, clusterProxyPlain+`
+	r := fixture.Render(t, fixture.ClusterProxy, fixture.ClusterProxyPlain+`
 clusterValues: {enabled: false}
 systemd: {enabled: false}
 envFrom: {enabled: true, name: corp-proxy-env}
 `)
 	assert.Equal(t, []string{"ConfigMap/corp-proxy-env"}, r.IDs())
 
-	off := mustRenderSDK(t, clusterProxyChart, "clusterName: wc1\n")
+	off := fixture.Render(t, fixture.ClusterProxy, "clusterName: wc1\n")
 	assert.Equal(t, []string{"Secret/wc1-cluster-values"}, off.IDs(), "without a proxy only the (empty) cluster values remain")
 	assert.Equal(t, proxyConfig{}, decodeClusterValues(t, proxytest.Get[corev1.Secret](t, off, "wc1-cluster-values")).Proxy)
 }
@@ -155,6 +144,68 @@ func TestClusterProxyBadValues(t *testing.T) {
 		{"envFrom name not a DNS name", "clusterName: wc1\nenvFrom: {name: Proxy_Env}", "/envFrom/name"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { assertFailsNaming(t, clusterProxyChart, tc.values, tc.want) })
+		t.Run(tc.name, func(t *testing.T) { fixture.AssertFailsNaming(t, fixture.ClusterProxy, tc.values, tc.want) })
 	}
+}
+
+func TestClusterProxyCarriesTheTrust(t *testing.T) {
+	ca, _ := fixture.NewCA(t, "corp")
+	values := strings.Replace(fixture.ClusterProxyPlain, "\nproxy:\n", "\nproxy:\n  trustedCA: "+fixture.YAMLQuote(ca)+"\n", 1)
+	require.Contains(t, values, "trustedCA")
+	r, err := fixture.TryRender(t, fixture.ClusterProxy, values)
+	require.NoError(t, err)
+	source := proxytest.Get[corev1.ConfigMap](t, r, "proxykit-ca")
+	assert.Equal(t, "cert-manager", source.Namespace, "trust-manager's trust namespace")
+	assert.Equal(t, ca, source.Data["ca.crt"])
+	var bundle struct {
+		Metadata struct{ Name string } `json:"metadata"`
+		Spec     struct {
+			Sources []struct {
+				UseDefaultCAs *bool `json:"useDefaultCAs"`
+				ConfigMap     *struct{ Name, Key string }
+			} `json:"sources"`
+			Target struct {
+				ConfigMap struct{ Key string } `json:"configMap"`
+			} `json:"target"`
+		} `json:"spec"`
+	}
+	require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, r, "Bundle", "proxykit-ca-bundle").Raw), &bundle))
+	require.Len(t, bundle.Spec.Sources, 2)
+	assert.True(t, *bundle.Spec.Sources[0].UseDefaultCAs, "public roots, so the bundle can replace a client's roots")
+	assert.Equal(t, "proxykit-ca", bundle.Spec.Sources[1].ConfigMap.Name)
+	assert.Equal(t, "ca.crt", bundle.Spec.Sources[1].ConfigMap.Key)
+	// the target is what proxykit.trust.volumes mounts
+	spec := proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, fixture.TrustValues(t, "proxy", ca)), fixture.Release+"-app").Spec.Template.Spec
+	assert.Equal(t, spec.Volumes[0].ConfigMap.Name, bundle.Metadata.Name)
+	assert.Equal(t, "ca-certificates.crt", bundle.Spec.Target.ConfigMap.Key, "the file name the trust variables point at")
+	assert.ElementsMatch(t, []string{"ConfigMap/proxykit-ca@cert-manager", "Bundle/proxykit-ca-bundle"}, objectsBySource(r)["templates/trust-bundle.yaml"])
+	// the nodes' copy, for the trust store
+	assert.Equal(t, ca, string(proxytest.Get[corev1.Secret](t, r, "wc1-systemd-proxy").Data["trustedCA"]))
+
+	t.Run("without a trusted CA: no Bundle, no key", func(t *testing.T) {
+		r := fixture.Render(t, fixture.ClusterProxy, fixture.ClusterProxyPlain)
+		assert.False(t, fixture.Has(r, "Bundle", "proxykit-ca-bundle"))
+		assert.NotContains(t, proxytest.Get[corev1.Secret](t, r, "wc1-systemd-proxy").Data, "trustedCA")
+	})
+	t.Run("the CAPI example installs the CA before containerd restarts", func(t *testing.T) {
+		capi, err := fixture.TryRender(t, fixture.Path("examples", "capi"), "clusterName: wc1\nproxy: {trustedCA: "+fixture.YAMLQuote(ca)+"}\n")
+		require.NoError(t, err)
+		var kcp struct {
+			Spec struct {
+				KubeadmConfigSpec fixture.KubeadmConfigSpec `json:"kubeadmConfigSpec"`
+			} `json:"spec"`
+		}
+		require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, capi, "KubeadmControlPlane", "wc1-control-plane").Raw), &kcp))
+		commands := kcp.Spec.KubeadmConfigSpec.PreKubeadmCommands
+		assert.Equal(t, "update-ca-certificates", commands[0])
+		assert.Equal(t, "systemctl restart containerd", commands[2])
+		var keys []string
+		for _, f := range kcp.Spec.KubeadmConfigSpec.Files {
+			keys = append(keys, f.ContentFrom.Secret.Key)
+			if f.ContentFrom.Secret.Key == "trustedCA" {
+				assert.Equal(t, "/usr/local/share/ca-certificates/proxykit-proxy-ca.crt", f.Path, "where update-ca-certificates looks")
+			}
+		}
+		assert.Contains(t, keys, "trustedCA")
+	})
 }

@@ -2,7 +2,6 @@ package tests
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,13 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 	"helm.sh/helm/v3/pkg/chart"
 	"sigs.k8s.io/yaml"
+
+	"github.com/proxykit/proxykit/tests/fixture"
 )
 
 // publishedCharts are the charts chart-testing sees (ct.yaml chart-dirs).
 func publishedCharts(t *testing.T) []string {
 	var dirs []string
 	for _, pattern := range []string{"charts/*/Chart.yaml", "library/*/Chart.yaml"} {
-		matches, err := filepath.Glob(repoPath(pattern))
+		matches, err := filepath.Glob(fixture.Path(pattern))
 		require.NoError(t, err)
 		for _, m := range matches {
 			dirs = append(dirs, filepath.Dir(m))
@@ -39,8 +40,8 @@ func readChartfile(t testing.TB, path string) chart.Metadata {
 
 // TestChartMetadata checks what chart-testing checks in Chart.yaml, for every chart.
 func TestChartMetadata(t *testing.T) {
-	for _, dir := range append(publishedCharts(t), chartsWithDependencies()...) {
-		rel, _ := filepath.Rel(repoRoot, dir)
+	for _, dir := range append(publishedCharts(t), fixture.ChartDirs()...) {
+		rel, _ := filepath.Rel(fixture.Root, dir)
 		t.Run(rel, func(t *testing.T) {
 			md := readChartfile(t, filepath.Join(dir, "Chart.yaml"))
 			assert.Equal(t, "v2", md.APIVersion)
@@ -64,14 +65,6 @@ func TestChartMetadata(t *testing.T) {
 	}
 }
 
-func git(t testing.TB, dir string, args ...string) (string, error) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	return strings.TrimSpace(string(out)), err
-}
-
 // chartsWithoutVersionBump lists charts under repo whose committed content changed
 // between base and HEAD but whose Chart.yaml version did not increase. A chart new
 // since base is fine; uncommitted edits do not count, so work in progress tests.
@@ -79,14 +72,14 @@ func chartsWithoutVersionBump(t testing.TB, repo, base string, charts []string) 
 	t.Helper()
 	var stale []string
 	for _, dir := range charts {
-		if _, err := git(t, repo, "diff", "--quiet", base, "HEAD", "--", dir); err == nil {
+		if _, err := fixture.Git(t, repo, "diff", "--quiet", base, "HEAD", "--", dir); err == nil {
 			continue // unchanged
 		}
-		old, err := git(t, repo, "show", base+":"+filepath.ToSlash(filepath.Join(dir, "Chart.yaml")))
+		old, err := fixture.Git(t, repo, "show", base+":"+filepath.ToSlash(filepath.Join(dir, "Chart.yaml")))
 		if err != nil {
 			continue // new chart
 		}
-		current, err := git(t, repo, "show", "HEAD:"+filepath.ToSlash(filepath.Join(dir, "Chart.yaml")))
+		current, err := fixture.Git(t, repo, "show", "HEAD:"+filepath.ToSlash(filepath.Join(dir, "Chart.yaml")))
 		require.NoError(t, err, current)
 		var before, now chart.Metadata
 		require.NoError(t, yaml.Unmarshal([]byte(old), &before))
@@ -108,7 +101,7 @@ func mergeBase(t *testing.T) string {
 		candidates = []string{ref}
 	}
 	for _, ref := range candidates {
-		if base, err := git(t, repoRoot, "merge-base", "HEAD", ref); err == nil {
+		if base, err := fixture.Git(t, fixture.Root, "merge-base", "HEAD", ref); err == nil {
 			return base
 		}
 	}
@@ -120,10 +113,10 @@ func mergeBase(t *testing.T) string {
 func TestChartVersionBumps(t *testing.T) {
 	var rels []string
 	for _, dir := range publishedCharts(t) {
-		rel, _ := filepath.Rel(repoRoot, dir)
+		rel, _ := filepath.Rel(fixture.Root, dir)
 		rels = append(rels, rel)
 	}
-	assert.Empty(t, chartsWithoutVersionBump(t, repoRoot, mergeBase(t), rels), "bump version in Chart.yaml of these charts")
+	assert.Empty(t, chartsWithoutVersionBump(t, fixture.Root, mergeBase(t), rels), "bump version in Chart.yaml of these charts")
 }
 
 // TestVersionBumpCheckCatchesAMissingBump runs the check on a throwaway repository.
@@ -134,7 +127,7 @@ func TestVersionBumpCheckCatchesAMissingBump(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(repo, path), []byte(content), 0o644))
 	}
 	run := func(args ...string) {
-		out, err := git(t, repo, args...)
+		out, err := fixture.Git(t, repo, args...)
 		require.NoError(t, err, out)
 	}
 	run("init", "-q", "-b", "main")
@@ -145,7 +138,7 @@ func TestVersionBumpCheckCatchesAMissingBump(t *testing.T) {
 	write("charts/b/Chart.yaml", "apiVersion: v2\nname: b\nversion: 0.1.0\n")
 	run("add", "-A")
 	run("commit", "-qm", "base")
-	base, err := git(t, repo, "rev-parse", "HEAD")
+	base, err := fixture.Git(t, repo, "rev-parse", "HEAD")
 	require.NoError(t, err)
 
 	charts := []string{"charts/a", "charts/b", "charts/c"}
@@ -178,7 +171,7 @@ func assertArtifactHubAnnotations(t *testing.T, md chart.Metadata) {
 		assert.Contains(t, []string{"added", "changed", "deprecated", "removed", "fixed", "security"}, c.Kind, "Artifact Hub's change kinds")
 		assert.NotEmpty(t, c.Description)
 	}
-	changelog, err := os.ReadFile(repoPath("CHANGELOG.md"))
+	changelog, err := os.ReadFile(fixture.Path("CHANGELOG.md"))
 	require.NoError(t, err)
 	assert.Contains(t, string(changelog), "## ["+md.Version+"]", "CHANGELOG.md notes version %s", md.Version)
 	assert.Equal(t, "https://github.com/proxykit/proxykit", md.Home)

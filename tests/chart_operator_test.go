@@ -4,19 +4,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-)
 
-var chartOperatorChart = repoPath("charts", "chart-operator")
+	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/tests/fixture"
+)
 
 func operatorEnv(t *testing.T, r *proxytest.Manifests) []corev1.EnvVar {
 	t.Helper()
-	return container(t, proxytest.Get[appsv1.Deployment](t, r, releaseName).Spec.Template.Spec, "chart-operator").Env
+	return r.Container(t, "Deployment/"+fixture.Release, "chart-operator").Env
 }
 
 func TestChartOperatorEnv(t *testing.T) {
@@ -41,9 +41,9 @@ defaults: {env: [{name: TZ, value: UTC}, {name: LOG_LEVEL, value: info}]}
 chartOperator: {env: [{name: LOG_LEVEL, value: debug}]}
 `,
 			want: []corev1.EnvVar{
-				val("HTTP_PROXY", "http://c:3128"),
-				val("NO_PROXY", "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.96.0.0/12,.corp.example"),
-				val("TZ", "UTC"), val("LOG_LEVEL", "debug"),
+				fixture.Val("HTTP_PROXY", "http://c:3128"),
+				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.96.0.0/12,.corp.example"),
+				fixture.Val("TZ", "UTC"), fixture.Val("LOG_LEVEL", "debug"),
 			},
 		},
 		{
@@ -54,8 +54,8 @@ proxy: {https: "http://p:2", lowercase: false}
 cluster: {metadataEndpoints: false, requireNetworks: false}
 `,
 			want: []corev1.EnvVar{
-				val("HTTP_PROXY", "http://g:1"), val("HTTPS_PROXY", "http://p:2"),
-				val("NO_PROXY", "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc"),
+				fixture.Val("HTTP_PROXY", "http://g:1"), fixture.Val("HTTPS_PROXY", "http://p:2"),
+				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc"),
 			},
 		},
 		{
@@ -68,71 +68,71 @@ chartOperator:
   bootstrap: {enabled: true, apiServerHost: api.wc1.example.com, apiServerPort: 443}
 `,
 			want: []corev1.EnvVar{
-				val("HTTPS_PROXY", "http://p:3128"),
-				val("NO_PROXY", "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.96.0.0/12,10.96.0.1,api.wc1.example.com"),
-				val("KUBERNETES_SERVICE_HOST", "api.wc1.example.com"),
-				val("KUBERNETES_SERVICE_PORT", "443"),
+				fixture.Val("HTTPS_PROXY", "http://p:3128"),
+				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.96.0.0/12,10.96.0.1,api.wc1.example.com"),
+				fixture.Val("KUBERNETES_SERVICE_HOST", "api.wc1.example.com"),
+				fixture.Val("KUBERNETES_SERVICE_PORT", "443"),
 			},
 		},
 		{
 			name: "bootstrap with credentials: URLs from the Secret, NO_PROXY with the endpoint as a plain value",
-			values: credentialValues(t, map[string]any{"chartOperator": map[string]any{
+			values: fixture.CredentialValues(t, map[string]any{"chartOperator": map[string]any{
 				"bootstrap": map[string]any{"enabled": true, "apiServerHost": "fd00:1::10"}}}),
 			want: []corev1.EnvVar{
-				secretRef("HTTP_PROXY", releaseName+"-proxy-credentials", "HTTP_PROXY"),
-				secretRef("HTTPS_PROXY", releaseName+"-proxy-credentials", "HTTPS_PROXY"),
-				val("NO_PROXY", noProxyPlain+",fd00:1::10,[fd00:1::10]"),
-				secretRef("http_proxy", releaseName+"-proxy-credentials", "HTTP_PROXY"),
-				secretRef("https_proxy", releaseName+"-proxy-credentials", "HTTPS_PROXY"),
-				val("no_proxy", noProxyPlain+",fd00:1::10,[fd00:1::10]"),
-				val("TZ", "UTC"),
-				val("KUBERNETES_SERVICE_HOST", "fd00:1::10"),
-				val("KUBERNETES_SERVICE_PORT", "6443"),
+				fixture.SecretRef("HTTP_PROXY", fixture.Release+"-proxy-credentials", "HTTP_PROXY"),
+				fixture.SecretRef("HTTPS_PROXY", fixture.Release+"-proxy-credentials", "HTTPS_PROXY"),
+				fixture.Val("NO_PROXY", fixture.NoProxyPlain+",fd00:1::10,[fd00:1::10]"),
+				fixture.SecretRef("http_proxy", fixture.Release+"-proxy-credentials", "HTTP_PROXY"),
+				fixture.SecretRef("https_proxy", fixture.Release+"-proxy-credentials", "HTTPS_PROXY"),
+				fixture.Val("no_proxy", fixture.NoProxyPlain+",fd00:1::10,[fd00:1::10]"),
+				fixture.Val("TZ", "UTC"),
+				fixture.Val("KUBERNETES_SERVICE_HOST", "fd00:1::10"),
+				fixture.Val("KUBERNETES_SERVICE_PORT", "6443"),
 			},
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, operatorEnv(t, mustRenderSDK(t, chartOperatorChart, tc.values)))
+			assert.Equal(t, tc.want, operatorEnv(t, fixture.Render(t, fixture.ChartOperator, tc.values)))
 		})
 	}
 }
 
 func TestChartOperatorObjects(t *testing.T) {
-	r, err := renderCLI(t, chartOperatorChart, `
+	r, err := fixture.TryRender(t, fixture.ChartOperator, `
 cluster: {proxy: {http: "http://c:3128"}, apiServer: 10.96.0.1, serviceCIDRs: [10.96.0.0/12]}
 chartOperator: {bootstrap: {enabled: true, apiServerHost: api.wc1.example.com}}
 `)
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"ServiceAccount/test", "ClusterRole/test", "ClusterRoleBinding/test", "Deployment/test"}, r.IDs())
 
-	sa := decodeStrict[corev1.ServiceAccount](t, find(t, r, "ServiceAccount", releaseName))
-	assert.Equal(t, namespace, sa.Namespace)
-	role := decodeStrict[rbacv1.ClusterRole](t, find(t, r, "ClusterRole", releaseName))
+	sa := fixture.Decode[corev1.ServiceAccount](t, fixture.Find(t, r, "ServiceAccount", fixture.Release))
+	assert.Equal(t, fixture.Namespace, sa.Namespace)
+	role := fixture.Decode[rbacv1.ClusterRole](t, fixture.Find(t, r, "ClusterRole", fixture.Release))
 	assert.Equal(t, []string{"*"}, role.Rules[0].Verbs)
-	binding := decodeStrict[rbacv1.ClusterRoleBinding](t, find(t, r, "ClusterRoleBinding", releaseName))
-	assert.Equal(t, rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: releaseName}, binding.RoleRef)
-	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: releaseName, Namespace: namespace}}, binding.Subjects)
+	binding := fixture.Decode[rbacv1.ClusterRoleBinding](t, fixture.Find(t, r, "ClusterRoleBinding", fixture.Release))
+	assert.Equal(t, rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: fixture.Release}, binding.RoleRef)
+	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: fixture.Release, Namespace: fixture.Namespace}}, binding.Subjects)
 
-	spec := proxytest.Get[appsv1.Deployment](t, r, releaseName).Spec.Template.Spec
-	assert.Equal(t, releaseName, spec.ServiceAccountName)
+	spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release).Spec.Template.Spec
+	assert.Equal(t, fixture.Release, spec.ServiceAccountName)
 	assert.True(t, spec.HostNetwork, "bootstrap mode runs before the CNI")
 	assert.Equal(t, corev1.DNSClusterFirstWithHostNet, spec.DNSPolicy)
-	env := envMap(container(t, spec, "chart-operator").Env)
+	env := fixture.EnvMap(fixture.SpecContainer(t, spec, "chart-operator").Env)
 	assert.Equal(t, "api.wc1.example.com", env["KUBERNETES_SERVICE_HOST"].Value, "the endpoint, not the Service ClusterIP")
 	assert.Contains(t, strings.Split(env["NO_PROXY"].Value, ","), "api.wc1.example.com")
 	assert.Equal(t, env["NO_PROXY"].Value, env["no_proxy"].Value)
 	assert.Equal(t, "6443", env["KUBERNETES_SERVICE_PORT"].Value)
-	assert.Equal(t, "giantswarm/chart-operator:4.2.0", container(t, spec, "chart-operator").Image)
+	assert.Equal(t, "giantswarm/chart-operator:4.2.0", fixture.SpecContainer(t, spec, "chart-operator").Image)
 }
 
 func TestChartOperatorCredentials(t *testing.T) {
-	r, err := renderCLI(t, chartOperatorChart, credentialValues(t, nil))
+	r, err := fixture.TryRender(t, fixture.ChartOperator, fixture.CredentialValues(t, nil))
 	require.NoError(t, err)
-	secretName := releaseName + "-proxy-credentials"
-	assert.Equal(t, credHTTP, string(proxytest.Get[corev1.Secret](t, r, secretName).Data["HTTP_PROXY"]))
-	assert.Equal(t, append(secretEnv(secretName, true), val("TZ", "UTC")), operatorEnv(t, r))
-	assertNoCredentialsOutsideSecrets(t, r)
+	secretName := fixture.Release + "-proxy-credentials"
+	assert.Equal(t, fixture.CredHTTP, string(proxytest.Get[corev1.Secret](t, r, secretName).Data["HTTP_PROXY"]))
+	assert.Equal(t, append(fixture.SecretEnv(secretName, true), fixture.Val("TZ", "UTC")), operatorEnv(t, r))
+	fixture.AssertNoCredentialsOutsideSecrets(t, r)
 }
 
 func TestChartOperatorBadValues(t *testing.T) {
@@ -147,6 +147,36 @@ chartOperator: {bootstrap: {enabled: true}}`, "chartOperator.bootstrap.apiServer
 		{"bad proxy URL from cluster.proxy", `cluster: {proxy: {https: "proxy:3128"}}`, "cluster.proxy.https"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { assertFailsNaming(t, chartOperatorChart, tc.values, tc.want) })
+		t.Run(tc.name, func(t *testing.T) { fixture.AssertFailsNaming(t, fixture.ChartOperator, tc.values, tc.want) })
 	}
+}
+
+func TestChartOperatorAndCertManagerCarryTheTrust(t *testing.T) {
+	ca, _ := fixture.NewCA(t, "corp")
+	values := fixture.TrustValues(t, "proxy", ca)
+	spec := operatorSpec(t, fixture.Render(t, fixture.ChartOperator, values))
+	op := fixture.SpecContainer(t, spec, "chart-operator")
+	assert.Equal(t, fixture.TrustEnv, op.Env[6:10], "after the proxy tier")
+	assert.Equal(t, "/etc/proxykit/ca", op.VolumeMounts[0].MountPath)
+	assert.Equal(t, "proxykit-ca-bundle", spec.Volumes[0].ConfigMap.Name)
+
+	for name, v := range map[string]string{"plain": values, "credentials": strings.Replace(values, "http://proxy.corp:3128", "http://u:pw@proxy.corp:3128", 1)} {
+		t.Run("cert-manager values, "+name, func(t *testing.T) {
+			var got struct {
+				ExtraEnv     []corev1.EnvVar      `json:"extraEnv"`
+				Volumes      []corev1.Volume      `json:"volumes"`
+				VolumeMounts []corev1.VolumeMount `json:"volumeMounts"`
+			}
+			require.NoError(t, fixture.YAMLUnmarshal(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, v))["certManager"], &got))
+			assert.Equal(t, fixture.TrustEnv, got.ExtraEnv[len(got.ExtraEnv)-4:])
+			assert.Equal(t, "proxykit-ca-bundle", got.Volumes[0].ConfigMap.Name)
+			assert.Equal(t, "/etc/proxykit/ca", got.VolumeMounts[0].MountPath)
+		})
+	}
+}
+
+// operatorSpec is chart-operator's pod spec.
+func operatorSpec(t *testing.T, r *proxytest.Manifests) corev1.PodSpec {
+	t.Helper()
+	return proxytest.Get[appsv1.Deployment](t, r, fixture.Release).Spec.Template.Spec
 }

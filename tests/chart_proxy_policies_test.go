@@ -4,75 +4,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/proxykit/proxykit/tests/fixture"
 )
 
-var proxyPoliciesChart = repoPath("charts", "proxy-policies")
-
-// clusterPolicy is the part of a Kyverno ClusterPolicy these tests read; the
-// Kyverno CLI validates the whole policy when it applies it.
-type clusterPolicy struct {
-	Metadata struct {
-		Name        string            `json:"name"`
-		Annotations map[string]string `json:"annotations"`
-	} `json:"metadata"`
-	Spec struct {
-		Background    bool   `json:"background"`
-		FailurePolicy string `json:"failurePolicy"`
-		Rules         []struct {
-			Name  string `json:"name"`
-			Match struct {
-				Any []struct {
-					Resources struct {
-						Kinds      []string `json:"kinds"`
-						Operations []string `json:"operations"`
-						Namespaces []string `json:"namespaces"`
-						Names      []string `json:"names"`
-					} `json:"resources"`
-				} `json:"any"`
-			} `json:"match"`
-			Exclude struct {
-				Any []struct {
-					Resources struct {
-						Namespaces  []string          `json:"namespaces"`
-						Names       []string          `json:"names"`
-						Annotations map[string]string `json:"annotations"`
-					} `json:"resources"`
-				} `json:"any"`
-			} `json:"exclude"`
-			Mutate struct {
-				Foreach []struct {
-					List            string `json:"list"`
-					PatchesJSON6902 string `json:"patchesJson6902"`
-					Foreach         []any  `json:"foreach"`
-				} `json:"foreach"`
-			} `json:"mutate"`
-			Generate *struct {
-				Synchronize      bool                             `json:"synchronize"`
-				GenerateExisting bool                             `json:"generateExisting"`
-				Name             string                           `json:"name"`
-				Clone            struct{ Namespace, Name string } `json:"clone"`
-			} `json:"generate"`
-		} `json:"rules"`
-	} `json:"spec"`
-}
-
-func decodePolicy(t *testing.T, r *proxytest.Manifests, name string) clusterPolicy {
-	t.Helper()
-	var p clusterPolicy
-	require.NoError(t, yamlUnmarshal(string(find(t, r, "ClusterPolicy", name).Raw), &p))
-	return p
-}
-
 func TestProxyPoliciesKyvernoRules(t *testing.T) {
-	r, err := renderCLI(t, proxyPoliciesChart, policyValuesPlain+clusterPolicyKind)
+	r, err := fixture.TryRender(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+fixture.ClusterPolicyKind)
 	require.NoError(t, err)
-	p := decodePolicy(t, r, "inject-proxy-env")
+	p := fixture.DecodePolicy(t, r, "inject-proxy-env")
 	assert.Equal(t, "none", p.Metadata.Annotations["pod-policies.kyverno.io/autogen-controllers"], "autogen off: no drift on controllers")
 	assert.False(t, p.Spec.Background)
 	assert.Equal(t, "Ignore", p.Spec.FailurePolicy)
@@ -90,7 +34,7 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 		}
 		excluded := rule.Exclude.Any
 		require.Len(t, excluded, 5, rule.Name)
-		assert.ElementsMatch(t, []string{"kube-system", "monitoring", "kube-p*", policyNamespace, "kyverno"}, excluded[0].Resources.Namespaces)
+		assert.ElementsMatch(t, []string{"kube-system", "monitoring", "kube-p*", fixture.PolicyNamespace, "kyverno"}, excluded[0].Resources.Namespaces)
 		assert.Equal(t, []string{"capi-*"}, excluded[1].Resources.Names)
 		assert.Equal(t, map[string]string{"kubernetes.azure.com/no-http-proxy-vars": "true"}, excluded[2].Resources.Annotations, "AKS's opt-out")
 		assert.Equal(t, map[string]string{"policies.kyverno.io/inject-proxy-env": "exclude"}, excluded[3].Resources.Annotations)
@@ -101,16 +45,16 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 		assert.Contains(t, rule.Mutate.Foreach[0].PatchesJSON6902, "op: add")
 	}
 	assert.Equal(t, []string{"inject-create-containers", "inject-create-init-containers", "inject-create-ephemeral-containers", "inject-debug-ephemeral-containers"}, names)
-	assert.False(t, has(r, "ClusterPolicy", "inject-proxy-env-secret"), "no credentials, nothing to clone")
+	assert.False(t, fixture.Has(r, "ClusterPolicy", "inject-proxy-env-secret"), "no credentials, nothing to clone")
 }
 
 func TestProxyPoliciesOverrideRulesComeFirst(t *testing.T) {
-	p := decodePolicy(t, mustRenderSDK(t, proxyPoliciesChart, policyValuesPlain+clusterPolicyKind+"policy: {overrideExisting: true}\n"), "inject-proxy-env")
+	p := fixture.DecodePolicy(t, fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+fixture.ClusterPolicyKind+"policy: {overrideExisting: true}\n"), "inject-proxy-env")
 	var names []string
 	for _, rule := range p.Spec.Rules {
 		names = append(names, rule.Name)
 		if strings.HasPrefix(rule.Name, "override-") {
-			assert.Len(t, rule.Mutate.Foreach, len(policyProxyEnv), "one nested foreach per variable")
+			assert.Len(t, rule.Mutate.Foreach, len(fixture.PolicyProxyEnv), "one nested foreach per variable")
 		}
 	}
 	assert.Equal(t, []string{
@@ -122,10 +66,10 @@ func TestProxyPoliciesOverrideRulesComeFirst(t *testing.T) {
 }
 
 func TestProxyPoliciesNative(t *testing.T) {
-	r, err := renderCLI(t, proxyPoliciesChart, policyValuesPlain)
+	r, err := fixture.TryRender(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain)
 	require.NoError(t, err)
-	policy := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
-	binding := decodeStrict[admissionv1.MutatingAdmissionPolicyBinding](t, find(t, r, "MutatingAdmissionPolicyBinding", "inject-proxy-env"))
+	policy := fixture.Decode[admissionv1.MutatingAdmissionPolicy](t, fixture.Find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
+	binding := fixture.Decode[admissionv1.MutatingAdmissionPolicyBinding](t, fixture.Find(t, r, "MutatingAdmissionPolicyBinding", "inject-proxy-env"))
 	assert.Equal(t, "inject-proxy-env", binding.Spec.PolicyName)
 	assert.Equal(t, admissionv1.IfNeededReinvocationPolicy, policy.Spec.ReinvocationPolicy)
 	require.Len(t, policy.Spec.Mutations, 1, "one apply configuration: one merge per request")
@@ -136,7 +80,7 @@ func TestProxyPoliciesNative(t *testing.T) {
 	for _, list := range []string{"containers", "initContainers", "ephemeralContainers"} {
 		// an optional field: an absent list stays absent
 		assert.Contains(t, expr, "?"+list+": !has(object.spec."+list+") ? optional.none() : optional.of(object.spec."+list+".map(")
-		for _, e := range policyProxyEnv {
+		for _, e := range fixture.PolicyProxyEnv {
 			assert.Contains(t, expr, `Object.spec.`+list+`.env{name: "`+e.Name+`", value: "`+e.Value+`"}`)
 		}
 	}
@@ -157,18 +101,18 @@ func TestProxyPoliciesNative(t *testing.T) {
 }
 
 func TestProxyPoliciesScope(t *testing.T) {
-	r := mustRenderSDK(t, proxyPoliciesChart, policyValuesPlain+`
+	r := fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+`
 namespaces:
   exclude: [monitoring]
   include: [apps, team-*]
 kyverno: {namespace: policy-engine, policyKind: ClusterPolicy}
 `)
-	p := decodePolicy(t, r, "inject-proxy-env")
+	p := fixture.DecodePolicy(t, r, "inject-proxy-env")
 	for _, rule := range p.Spec.Rules {
 		assert.Equal(t, []string{"apps", "team-*"}, rule.Match.Any[0].Resources.Namespaces)
-		assert.ElementsMatch(t, []string{"kube-system", "monitoring", policyNamespace, "policy-engine"}, rule.Exclude.Any[0].Resources.Namespaces, "kube-system stays excluded")
+		assert.ElementsMatch(t, []string{"kube-system", "monitoring", fixture.PolicyNamespace, "policy-engine"}, rule.Exclude.Any[0].Resources.Namespaces, "kube-system stays excluded")
 	}
-	native := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
+	native := fixture.Decode[admissionv1.MutatingAdmissionPolicy](t, fixture.Find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
 	var included string
 	for _, c := range native.Spec.MatchConditions {
 		if c.Name == "namespace-included" {
@@ -179,39 +123,39 @@ kyverno: {namespace: policy-engine, policyKind: ClusterPolicy}
 }
 
 func TestProxyPoliciesCredentials(t *testing.T) {
-	values := credentialValues(t, map[string]any{
+	values := fixture.CredentialValues(t, map[string]any{
 		"native":   map[string]any{"enabled": true, "secretNamespaces": []string{"apps", "batch"}},
 		"kyverno":  map[string]any{"policyKind": "ClusterPolicy"},
 		"defaults": nil,
 	})
-	r, err := renderCLI(t, proxyPoliciesChart, values)
+	r, err := fixture.TryRender(t, fixture.ProxyPolicies, values)
 	require.NoError(t, err)
-	secretName := releaseName + "-proxy-credentials"
+	secretName := fixture.Release + "-proxy-credentials"
 
 	var namespaces []string
 	for _, d := range r.Objects {
 		if d.Kind == "Secret" {
-			s := decodeStrict[corev1.Secret](t, d)
+			s := fixture.Decode[corev1.Secret](t, d)
 			assert.Equal(t, secretName, s.Name)
-			assert.Equal(t, credHTTPS, string(s.Data["HTTPS_PROXY"]))
+			assert.Equal(t, fixture.CredHTTPS, string(s.Data["HTTPS_PROXY"]))
 			namespaces = append(namespaces, s.Namespace)
 		}
 	}
-	assert.ElementsMatch(t, []string{policyNamespace, "apps", "batch"}, namespaces)
+	assert.ElementsMatch(t, []string{fixture.PolicyNamespace, "apps", "batch"}, namespaces)
 
-	clone := decodePolicy(t, r, "inject-proxy-env-secret")
+	clone := fixture.DecodePolicy(t, r, "inject-proxy-env-secret")
 	require.Len(t, clone.Spec.Rules, 1)
 	gen := clone.Spec.Rules[0].Generate
 	require.NotNil(t, gen)
 	assert.True(t, gen.Synchronize)
 	assert.True(t, gen.GenerateExisting)
 	assert.Equal(t, secretName, gen.Name)
-	assert.Equal(t, struct{ Namespace, Name string }{policyNamespace, secretName}, gen.Clone)
+	assert.Equal(t, struct{ Namespace, Name string }{fixture.PolicyNamespace, secretName}, gen.Clone)
 
-	role := decodeStrict[rbacv1.ClusterRole](t, find(t, r, "ClusterRole", releaseName+":kyverno-clone-secrets"))
+	role := fixture.Decode[rbacv1.ClusterRole](t, fixture.Find(t, r, "ClusterRole", fixture.Release+":kyverno-clone-secrets"))
 	assert.Equal(t, "true", role.Labels["rbac.kyverno.io/aggregate-to-background-controller"])
 
-	native := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
+	native := fixture.Decode[admissionv1.MutatingAdmissionPolicy](t, fixture.Find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
 	// secretKeyRef is an atomic struct an apply configuration may not add: a JSON patch appends it
 	require.Equal(t, admissionv1.PatchTypeJSONPatch, native.Spec.Mutations[0].PatchType)
 	assert.Contains(t, native.Spec.Mutations[0].JSONPatch.Expression, `"secretKeyRef": {"name": "`+secretName+`", "key": "HTTP_PROXY"}`)
@@ -223,13 +167,13 @@ func TestProxyPoliciesCredentials(t *testing.T) {
 	// only namespaces with a copy of the Secret
 	assert.Equal(t, "namespace-holds-the-proxy-secret", native.Spec.MatchConditions[0].Name)
 	assert.Equal(t, `["apps", "batch"].exists(n, request.namespace == n)`, native.Spec.MatchConditions[0].Expression)
-	assertNoCredentialsOutsideSecrets(t, r)
+	fixture.AssertNoCredentialsOutsideSecrets(t, r)
 }
 
 func TestProxyPoliciesOff(t *testing.T) {
-	r := mustRenderSDK(t, proxyPoliciesChart, `native: {enabled: true}`)
+	r := fixture.Render(t, fixture.ProxyPolicies, `native: {enabled: true}`)
 	assert.Empty(t, r.IDs(), "no proxy, no policy")
-	r = mustRenderSDK(t, proxyPoliciesChart, policyValuesPlain+`kyverno: {enabled: false}`+"\n")
+	r = fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+`kyverno: {enabled: false}`+"\n")
 	assert.ElementsMatch(t, []string{"MutatingAdmissionPolicy/inject-proxy-env", "MutatingAdmissionPolicyBinding/inject-proxy-env"}, r.IDs())
 }
 
@@ -244,7 +188,7 @@ func TestProxyPoliciesBadValues(t *testing.T) {
 		{"policy kind", "kyverno: {policyKind: Policy}", "/kyverno/policyKind"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { assertFailsNaming(t, proxyPoliciesChart, tc.values, tc.want) })
+		t.Run(tc.name, func(t *testing.T) { fixture.AssertFailsNaming(t, fixture.ProxyPolicies, tc.values, tc.want) })
 	}
 }
 
@@ -271,12 +215,12 @@ type kyvernoCELPolicy struct {
 // TestProxyPoliciesMutatingPolicy: the default Kyverno kind carries the native
 // policy's CEL body unchanged (one source), with autogen off.
 func TestProxyPoliciesMutatingPolicy(t *testing.T) {
-	for _, values := range []string{policyValuesPlain, credentialValues(t, map[string]any{
+	for _, values := range []string{fixture.PolicyValuesPlain, fixture.CredentialValues(t, map[string]any{
 		"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}, "defaults": nil})} {
-		r := mustRenderSDK(t, proxyPoliciesChart, values)
+		r := fixture.Render(t, fixture.ProxyPolicies, values)
 		var p kyvernoCELPolicy
-		require.NoError(t, yamlUnmarshal(string(find(t, r, "MutatingPolicy", "inject-proxy-env").Raw), &p))
-		native := decodeStrict[admissionv1.MutatingAdmissionPolicy](t, find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
+		require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, r, "MutatingPolicy", "inject-proxy-env").Raw), &p))
+		native := fixture.Decode[admissionv1.MutatingAdmissionPolicy](t, fixture.Find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
 		require.NotNil(t, p.Spec.Autogen.PodControllers.Controllers)
 		assert.Empty(t, *p.Spec.Autogen.PodControllers.Controllers, "no rules copied onto Deployments")
 		assert.Equal(t, "Ignore", p.Spec.FailurePolicy)
@@ -293,32 +237,32 @@ func TestProxyPoliciesMutatingPolicy(t *testing.T) {
 // existing namespaces too, kept in sync, and outlive the policy; the source and
 // the native copies carry helm.sh/resource-policy: keep.
 func TestProxyPoliciesGeneratingPolicy(t *testing.T) {
-	r := mustRenderSDK(t, proxyPoliciesChart, credentialValues(t, map[string]any{
+	r := fixture.Render(t, fixture.ProxyPolicies, fixture.CredentialValues(t, map[string]any{
 		"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}, "defaults": nil}))
-	secret := releaseName + "-proxy-credentials"
+	secret := fixture.Release + "-proxy-credentials"
 	var p kyvernoCELPolicy
-	require.NoError(t, yamlUnmarshal(string(find(t, r, "GeneratingPolicy", "inject-proxy-env-secret").Raw), &p))
+	require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, r, "GeneratingPolicy", "inject-proxy-env-secret").Raw), &p))
 	for _, key := range []string{"generateExisting", "synchronize", "orphanDownstreamOnPolicyDelete"} {
 		assert.True(t, p.Spec.Evaluation[key]["enabled"], key)
 	}
 	assert.Equal(t, []string{"namespaces"}, p.Spec.MatchConstraints.ResourceRules[0].Resources)
 	require.Len(t, p.Spec.Variables, 1)
-	assert.Equal(t, `resource.Get("v1", "secrets", "`+namespace+`", "`+secret+`")`, p.Spec.Variables[0].Expression)
+	assert.Equal(t, `resource.Get("v1", "secrets", "`+fixture.Namespace+`", "`+secret+`")`, p.Spec.Variables[0].Expression)
 	require.Len(t, p.Spec.Generate, 1)
 	assert.Equal(t, "generator.Apply(object.metadata.name, [variables.source])", p.Spec.Generate[0].Expression)
 	assert.Contains(t, p.Spec.MatchConditions[0].Expression, `"^kube-system$"`)
-	for _, ns := range []string{namespace, "apps"} {
+	for _, ns := range []string{fixture.Namespace, "apps"} {
 		var s corev1.Secret
 		for _, d := range r.Objects {
 			if d.Kind == "Secret" && d.Namespace == ns {
-				s = decodeStrict[corev1.Secret](t, d)
+				s = fixture.Decode[corev1.Secret](t, d)
 			}
 		}
 		assert.Equal(t, "keep", s.Annotations["helm.sh/resource-policy"], "Secret in %s", ns)
 	}
 
-	r = mustRenderSDK(t, proxyPoliciesChart, credentialValues(t, map[string]any{"kyverno": map[string]any{"policyKind": "ClusterPolicy"}, "defaults": nil}))
-	assert.Contains(t, string(find(t, r, "ClusterPolicy", "inject-proxy-env-secret").Raw), "orphanDownstreamOnPolicyDelete: true")
-	assert.False(t, has(r, "GeneratingPolicy", "inject-proxy-env-secret"))
-	assert.False(t, has(r, "MutatingPolicy", "inject-proxy-env"))
+	r = fixture.Render(t, fixture.ProxyPolicies, fixture.CredentialValues(t, map[string]any{"kyverno": map[string]any{"policyKind": "ClusterPolicy"}, "defaults": nil}))
+	assert.Contains(t, string(fixture.Find(t, r, "ClusterPolicy", "inject-proxy-env-secret").Raw), "orphanDownstreamOnPolicyDelete: true")
+	assert.False(t, fixture.Has(r, "GeneratingPolicy", "inject-proxy-env-secret"))
+	assert.False(t, fixture.Has(r, "MutatingPolicy", "inject-proxy-env"))
 }

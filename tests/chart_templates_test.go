@@ -4,8 +4,10 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/tests/fixture"
 )
 
 // objectsBySource lists "Kind/name" per template file, sorted.
@@ -27,35 +29,35 @@ func objectsBySource(r *proxytest.Manifests) map[string][]string {
 // TestEachTemplateRendersItsObjects pins which template renders which objects,
 // with credentials on so that every template of every chart renders.
 func TestEachTemplateRendersItsObjects(t *testing.T) {
-	secret := releaseName + "-proxy-credentials"
+	secret := fixture.Release + "-proxy-credentials"
 	cases := []struct {
 		chart, values string
 		want          map[string][]string
 	}{
 		{
-			chart:  chartOperatorChart,
-			values: credentialValues(t, nil),
+			chart:  fixture.ChartOperator,
+			values: fixture.CredentialValues(t, nil),
 			want: map[string][]string{
-				"templates/serviceaccount.yaml":     {"ServiceAccount/test@" + namespace},
+				"templates/serviceaccount.yaml":     {"ServiceAccount/test@" + fixture.Namespace},
 				"templates/clusterrole.yaml":        {"ClusterRole/test"},
 				"templates/clusterrolebinding.yaml": {"ClusterRoleBinding/test"},
-				"templates/deployment.yaml":         {"Deployment/test@" + namespace},
-				"templates/proxy-secret.yaml":       {"Secret/" + secret + "@" + namespace},
+				"templates/deployment.yaml":         {"Deployment/test@" + fixture.Namespace},
+				"templates/proxy-secret.yaml":       {"Secret/" + secret + "@" + fixture.Namespace},
 			},
 		},
 		{
-			chart:  clusterProxyChart,
-			values: credentialValues(t, map[string]any{"clusterName": "mgmt"}),
+			chart:  fixture.ClusterProxy,
+			values: fixture.CredentialValues(t, map[string]any{"clusterName": "mgmt"}),
 			want: map[string][]string{
-				"templates/cluster-values-secret.yaml": {"Secret/mgmt-cluster-values@" + namespace},
-				"templates/systemd-proxy-secret.yaml":  {"Secret/mgmt-systemd-proxy@" + namespace},
-				"templates/proxy-env.yaml":             {"Secret/proxy-env@" + namespace},
-				"templates/proxy-secret.yaml":          {"Secret/" + secret + "@kube-system", "Secret/" + secret + "@" + namespace},
+				"templates/cluster-values-secret.yaml": {"Secret/mgmt-cluster-values@" + fixture.Namespace},
+				"templates/systemd-proxy-secret.yaml":  {"Secret/mgmt-systemd-proxy@" + fixture.Namespace},
+				"templates/proxy-env.yaml":             {"Secret/proxy-env@" + fixture.Namespace},
+				"templates/proxy-secret.yaml":          {"Secret/" + secret + "@kube-system", "Secret/" + secret + "@" + fixture.Namespace},
 			},
 		},
 		{
-			chart: proxyPoliciesChart,
-			values: credentialValues(t, map[string]any{
+			chart: fixture.ProxyPolicies,
+			values: fixture.CredentialValues(t, map[string]any{
 				"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}, "defaults": nil}),
 			want: map[string][]string{
 				"templates/kyverno-mutatingpolicy.yaml":         {"MutatingPolicy/inject-proxy-env"},
@@ -63,23 +65,23 @@ func TestEachTemplateRendersItsObjects(t *testing.T) {
 				"templates/kyverno-secrets-clusterrole.yaml":    {"ClusterRole/test:kyverno-clone-secrets", "ClusterRole/test:kyverno-read-secrets"},
 				"templates/native-mutatingadmissionpolicy.yaml": {"MutatingAdmissionPolicy/inject-proxy-env", "MutatingAdmissionPolicyBinding/inject-proxy-env"},
 				"templates/native-proxy-secrets.yaml":           {"Secret/" + secret + "@apps"},
-				"templates/proxy-secret.yaml":                   {"Secret/" + secret + "@" + namespace},
+				"templates/proxy-secret.yaml":                   {"Secret/" + secret + "@" + fixture.Namespace},
 			},
 		},
 		{
-			chart:  proxyPoliciesChart,
-			values: credentialValues(t, map[string]any{"kyverno": map[string]any{"policyKind": "ClusterPolicy"}, "defaults": nil}),
+			chart:  fixture.ProxyPolicies,
+			values: fixture.CredentialValues(t, map[string]any{"kyverno": map[string]any{"policyKind": "ClusterPolicy"}, "defaults": nil}),
 			want: map[string][]string{
 				"templates/kyverno-clusterpolicy.yaml":              {"ClusterPolicy/inject-proxy-env"},
 				"templates/kyverno-clusterpolicy-clone-secret.yaml": {"ClusterPolicy/inject-proxy-env-secret"},
 				"templates/kyverno-secrets-clusterrole.yaml":        {"ClusterRole/test:kyverno-clone-secrets", "ClusterRole/test:kyverno-read-secrets"},
-				"templates/proxy-secret.yaml":                       {"Secret/" + secret + "@" + namespace},
+				"templates/proxy-secret.yaml":                       {"Secret/" + secret + "@" + fixture.Namespace},
 			},
 		},
 	}
 	for _, tc := range cases {
-		t.Run(tc.chart[len(repoRoot)+1:], func(t *testing.T) {
-			assert.Equal(t, tc.want, objectsBySource(mustRenderSDK(t, tc.chart, tc.values)))
+		t.Run(tc.chart[len(fixture.Root)+1:], func(t *testing.T) {
+			assert.Equal(t, tc.want, objectsBySource(fixture.Render(t, tc.chart, tc.values)))
 		})
 	}
 }

@@ -3,17 +3,19 @@ package tests
 import (
 	"testing"
 
-	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/tests/fixture"
 )
 
 // TestAppPlatformExampleReadsClusterValues follows the App CR's spec.config.secret
 // into the cluster-proxy render of the same namespace, and reads its `values` key
 // the way Giant Swarm's app-operator does.
 func TestAppPlatformExampleReadsClusterValues(t *testing.T) {
-	r, err := renderCLI(t, repoPath("examples", "app-platform"), "clusterName: wc1\n")
+	r, err := fixture.TryRender(t, fixture.Path("examples", "app-platform"), "clusterName: wc1\n")
 	require.NoError(t, err)
 	var app struct {
 		Metadata struct{ Namespace string } `json:"metadata"`
@@ -24,16 +26,16 @@ func TestAppPlatformExampleReadsClusterValues(t *testing.T) {
 			} `json:"config"`
 		} `json:"spec"`
 	}
-	require.NoError(t, yamlUnmarshal(string(find(t, r, "App", "wc1-cert-manager-app").Raw), &app))
+	require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, r, "App", "wc1-cert-manager-app").Raw), &app))
 	ref := app.Spec.Config.Secret
-	assert.Equal(t, namespace, ref.Namespace, "the Secret lives beside the App")
+	assert.Equal(t, fixture.Namespace, ref.Namespace, "the Secret lives beside the App")
 
 	for name, values := range map[string]string{
-		"plain":       clusterProxyPlain,
-		"credentials": credentialValues(t, map[string]any{"clusterName": "wc1"}),
+		"plain":       fixture.ClusterProxyPlain,
+		"credentials": fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"}),
 	} {
 		t.Run(name, func(t *testing.T) {
-			proxy := mustRenderSDK(t, clusterProxyChart, values)
+			proxy := fixture.Render(t, fixture.ClusterProxy, values)
 			secret := proxytest.Get[corev1.Secret](t, proxy, ref.Name)
 			assert.Equal(t, ref.Namespace, secret.Namespace)
 			var got struct {
@@ -41,9 +43,9 @@ func TestAppPlatformExampleReadsClusterValues(t *testing.T) {
 					Proxy struct{ HTTP, HTTPS, NoProxy string } `json:"proxy"`
 				} `json:"cluster"`
 			}
-			require.NoError(t, yamlUnmarshal(string(secret.Data["values"]), &got))
+			require.NoError(t, fixture.YAMLUnmarshal(string(secret.Data["values"]), &got))
 			assert.NotEmpty(t, got.Cluster.Proxy.HTTPS)
-			assert.Equal(t, helpers(t, mustRenderSDK(t, fixtureChart, values))["noProxy"], got.Cluster.Proxy.NoProxy, "the library's NO_PROXY for these values")
+			assert.Equal(t, fixture.Helpers(t, fixture.Render(t, fixture.Fixture, values))["noProxy"], got.Cluster.Proxy.NoProxy, "the library's NO_PROXY for these values")
 			if name == "plain" {
 				assertCoversCluster(t, got.Cluster.Proxy.NoProxy)
 			}

@@ -3,10 +3,12 @@ package tests
 import (
 	"testing"
 
-	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/tests/fixture"
 )
 
 // helmRelease is the part of a Flux HelmRelease the example sets.
@@ -23,32 +25,32 @@ type helmRelease struct {
 // TestCertManagerExampleReadsClusterValues follows the HelmRelease's valuesFrom
 // into the cluster-proxy render and checks what cert-manager would receive.
 func TestCertManagerExampleReadsClusterValues(t *testing.T) {
-	r, err := renderCLI(t, repoPath("examples", "cert-manager"), "clusterName: wc1\n")
+	r, err := fixture.TryRender(t, fixture.Path("examples", "cert-manager"), "clusterName: wc1\n")
 	require.NoError(t, err)
 	var hr helmRelease
-	require.NoError(t, yamlUnmarshal(string(find(t, r, "HelmRelease", "wc1-cert-manager").Raw), &hr))
+	require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, r, "HelmRelease", "wc1-cert-manager").Raw), &hr))
 	assert.Equal(t, "cert-manager", hr.Spec.Chart.Spec.Chart)
 	require.Len(t, hr.Spec.ValuesFrom, 1)
 	from := hr.Spec.ValuesFrom[0]
 	assert.Equal(t, "Secret", from.Kind)
 
 	for name, values := range map[string]string{
-		"plain":       clusterProxyPlain,
-		"credentials": credentialValues(t, map[string]any{"clusterName": "wc1"}),
+		"plain":       fixture.ClusterProxyPlain,
+		"credentials": fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"}),
 	} {
 		t.Run(name, func(t *testing.T) {
-			secret := proxytest.Get[corev1.Secret](t, mustRenderSDK(t, clusterProxyChart, values), from.Name)
+			secret := proxytest.Get[corev1.Secret](t, fixture.Render(t, fixture.ClusterProxy, values), from.Name)
 			raw, ok := secret.Data[from.ValuesKey]
 			require.True(t, ok, "valuesFrom reads missing key %q", from.ValuesKey)
 			var got map[string]any
-			require.NoError(t, yamlUnmarshal(string(raw), &got))
+			require.NoError(t, fixture.YAMLUnmarshal(string(raw), &got))
 			for key := range got {
 				assert.Contains(t, []string{"http_proxy", "https_proxy", "no_proxy", "extraEnv", "volumes", "volumeMounts"}, key, "cert-manager's schema rejects unknown top-level keys")
 			}
 			if name == "plain" {
 				assertCoversCluster(t, got["no_proxy"].(string))
 			} else {
-				assert.NotContains(t, string(raw), leakMarker, "cert-manager would copy a URL into a plain env value")
+				assert.NotContains(t, string(raw), fixture.LeakMarker, "cert-manager would copy a URL into a plain env value")
 				assert.Contains(t, got, "extraEnv")
 			}
 		})

@@ -4,50 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/tests/fixture"
 )
-
-const plainProxy = `
-proxy:
-  http: http://proxy.corp:3128
-  https: http://proxy.corp:3129
-cluster:
-  podCIDRs: [10.244.0.0/16]
-  serviceCIDRs: [10.96.0.0/12]
-  apiServer: 10.96.0.1
-`
-
-// noProxyPlain is what plainProxy resolves NO_PROXY to, written out by hand.
-const noProxyPlain = "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,169.254.169.254,metadata.google.internal,168.63.129.16"
-
-func val(name, value string) corev1.EnvVar { return corev1.EnvVar{Name: name, Value: value} }
-
-func fieldRef(name, path string) corev1.EnvVar {
-	return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: path}}}
-}
-
-func secretRef(name, secret, key string) corev1.EnvVar {
-	return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-		LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: key}}}
-}
-
-// proxyEnvPlain is the proxy tier for plainProxy.
-var proxyEnvPlain = []corev1.EnvVar{
-	val("HTTP_PROXY", "http://proxy.corp:3128"),
-	val("HTTPS_PROXY", "http://proxy.corp:3129"),
-	val("NO_PROXY", noProxyPlain),
-	val("http_proxy", "http://proxy.corp:3128"),
-	val("https_proxy", "http://proxy.corp:3129"),
-	val("no_proxy", noProxyPlain),
-}
-
-func withEnv(base []corev1.EnvVar, extra ...corev1.EnvVar) []corev1.EnvVar {
-	return append(append([]corev1.EnvVar{}, base...), extra...)
-}
 
 // The fixture's containers: "init" gets (list init.env), "app" gets
 // (list app.env app.extraEnv), "sidecar" gets (list sidecar.env) with "proxy" false.
@@ -64,8 +28,8 @@ func TestGenerateEnv(t *testing.T) {
 		},
 		{
 			name:   "proxy tier alone, both cases, sidecar opted out",
-			values: plainProxy,
-			want:   map[string][]corev1.EnvVar{"init": proxyEnvPlain, "app": proxyEnvPlain, "sidecar": nil},
+			values: fixture.PlainProxy,
+			want:   map[string][]corev1.EnvVar{"init": fixture.ProxyEnvPlain, "app": fixture.ProxyEnvPlain, "sidecar": nil},
 		},
 		{
 			name: "lowercase false drops the twins",
@@ -79,37 +43,37 @@ cluster:
   serviceCIDRs: [10.96.0.0/12]
   apiServer: 10.96.0.1
 `,
-			want: map[string][]corev1.EnvVar{"app": proxyEnvPlain[:3]},
+			want: map[string][]corev1.EnvVar{"app": fixture.ProxyEnvPlain[:3]},
 		},
 		{
 			name: "defaults.env reaches every container, after the proxy tier",
-			values: plainProxy + `
+			values: fixture.PlainProxy + `
 defaults:
   env:
     - {name: TZ, value: UTC}
 `,
 			want: map[string][]corev1.EnvVar{
-				"init":    withEnv(proxyEnvPlain, val("TZ", "UTC")),
-				"app":     withEnv(proxyEnvPlain, val("TZ", "UTC")),
-				"sidecar": {val("TZ", "UTC")},
+				"init":    fixture.WithEnv(fixture.ProxyEnvPlain, fixture.Val("TZ", "UTC")),
+				"app":     fixture.WithEnv(fixture.ProxyEnvPlain, fixture.Val("TZ", "UTC")),
+				"sidecar": {fixture.Val("TZ", "UTC")},
 			},
 		},
 		{
 			name: "defaults.env replaces a proxy variable in place",
-			values: plainProxy + `
+			values: fixture.PlainProxy + `
 defaults:
   env:
     - {name: TZ, value: UTC}
     - {name: HTTPS_PROXY, value: "http://other:8080"}
 `,
 			want: map[string][]corev1.EnvVar{"app": {
-				val("HTTP_PROXY", "http://proxy.corp:3128"),
-				val("HTTPS_PROXY", "http://other:8080"),
-				val("NO_PROXY", noProxyPlain),
-				val("http_proxy", "http://proxy.corp:3128"),
-				val("https_proxy", "http://proxy.corp:3129"),
-				val("no_proxy", noProxyPlain),
-				val("TZ", "UTC"),
+				fixture.Val("HTTP_PROXY", "http://proxy.corp:3128"),
+				fixture.Val("HTTPS_PROXY", "http://other:8080"),
+				fixture.Val("NO_PROXY", fixture.NoProxyPlain),
+				fixture.Val("http_proxy", "http://proxy.corp:3128"),
+				fixture.Val("https_proxy", "http://proxy.corp:3129"),
+				fixture.Val("no_proxy", fixture.NoProxyPlain),
+				fixture.Val("TZ", "UTC"),
 			}},
 		},
 		{
@@ -129,7 +93,7 @@ app:
     - {name: D, value: from-extra}
 `,
 			want: map[string][]corev1.EnvVar{"app": {
-				val("A", "from-extra"), val("B", "from-extra"), val("C", "from-env"), val("D", "from-extra"),
+				fixture.Val("A", "from-extra"), fixture.Val("B", "from-extra"), fixture.Val("C", "from-env"), fixture.Val("D", "from-extra"),
 			}},
 		},
 		{
@@ -147,12 +111,12 @@ app:
     - {name: NODE, value: pinned}
 `,
 			want: map[string][]corev1.EnvVar{"app": {
-				fieldRef("POD", "metadata.name"), val("NODE", "pinned"),
+				fixture.FieldRef("POD", "metadata.name"), fixture.Val("NODE", "pinned"),
 			}},
 		},
 		{
 			name: "value null removes a name from any tier, proxy tier included",
-			values: plainProxy + `
+			values: fixture.PlainProxy + `
 defaults:
   env:
     - {name: KEEP, value: "1"}
@@ -165,11 +129,11 @@ app:
     - {name: http_proxy}
 `,
 			want: map[string][]corev1.EnvVar{"app": {
-				val("HTTP_PROXY", "http://proxy.corp:3128"),
-				val("HTTPS_PROXY", "http://proxy.corp:3129"),
-				val("NO_PROXY", noProxyPlain),
-				val("http_proxy", ""),
-				val("KEEP", "1"),
+				fixture.Val("HTTP_PROXY", "http://proxy.corp:3128"),
+				fixture.Val("HTTPS_PROXY", "http://proxy.corp:3129"),
+				fixture.Val("NO_PROXY", fixture.NoProxyPlain),
+				fixture.Val("http_proxy", ""),
+				fixture.Val("KEEP", "1"),
 			}},
 		},
 		{
@@ -185,7 +149,7 @@ app:
   extraEnv:
     - {name: A, value: back}
 `,
-			want: map[string][]corev1.EnvVar{"app": {val("A", "back"), val("B", "2")}},
+			want: map[string][]corev1.EnvVar{"app": {fixture.Val("A", "back"), fixture.Val("B", "2")}},
 		},
 		{
 			name: "removing every entry renders no env key",
@@ -212,8 +176,8 @@ app:
     - {name: QUOTED, value: "0123"}
 `,
 			want: map[string][]corev1.EnvVar{"app": {
-				val("PORT", "8080"), val("BIG", "1000000"), val("RATIO", "0.25"), val("NEGATIVE", "-3"),
-				val("DEBUG", "true"), val("QUIET", "false"), val("QUOTED", "0123"),
+				fixture.Val("PORT", "8080"), fixture.Val("BIG", "1000000"), fixture.Val("RATIO", "0.25"), fixture.Val("NEGATIVE", "-3"),
+				fixture.Val("DEBUG", "true"), fixture.Val("QUIET", "false"), fixture.Val("QUOTED", "0123"),
 			}},
 		},
 		{
@@ -247,7 +211,7 @@ app:
     - ~
   extraEnv: null
 `,
-			want: map[string][]corev1.EnvVar{"app": {val("A", "a")}},
+			want: map[string][]corev1.EnvVar{"app": {fixture.Val("A", "a")}},
 		},
 		{
 			name: "an entry without value is an empty variable",
@@ -257,15 +221,15 @@ app:
     - {name: EMPTY}
     - {name: BLANK, value: ""}
 `,
-			want: map[string][]corev1.EnvVar{"app": {val("EMPTY", ""), val("BLANK", "")}},
+			want: map[string][]corev1.EnvVar{"app": {fixture.Val("EMPTY", ""), fixture.Val("BLANK", "")}},
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := mustRenderSDK(t, fixtureChart, tc.values)
-			spec := proxytest.Get[appsv1.Deployment](t, r, releaseName+"-app").Spec.Template.Spec
+			r := fixture.Render(t, fixture.Fixture, tc.values)
+			spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-app").Spec.Template.Spec
 			for name, want := range tc.want {
-				got := container(t, spec, name).Env
+				got := fixture.SpecContainer(t, spec, name).Env
 				assert.Equal(t, want, got, "env of container %q", name)
 			}
 			if env, ok := tc.want["sidecar"]; ok && env == nil {
@@ -278,19 +242,19 @@ app:
 
 func TestGenerateEnvProxyTierComesFromTheLibraryOnly(t *testing.T) {
 	// the sidecar passes "proxy" false: defaults and its own source remain, in order
-	r := mustRenderSDK(t, fixtureChart, plainProxy+`
+	r := fixture.Render(t, fixture.Fixture, fixture.PlainProxy+`
 defaults:
   env: [{name: TZ, value: UTC}]
 sidecar:
   env: [{name: HTTP_PROXY, value: "http://sidecar-only:1"}]
 `)
-	spec := proxytest.Get[appsv1.Deployment](t, r, releaseName+"-app").Spec.Template.Spec
-	assert.Equal(t, []corev1.EnvVar{val("TZ", "UTC"), val("HTTP_PROXY", "http://sidecar-only:1")}, container(t, spec, "sidecar").Env)
+	spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-app").Spec.Template.Spec
+	assert.Equal(t, []corev1.EnvVar{fixture.Val("TZ", "UTC"), fixture.Val("HTTP_PROXY", "http://sidecar-only:1")}, fixture.SpecContainer(t, spec, "sidecar").Env)
 }
 
 func TestGenerateEnvRejectsSourcesOfTheWrongShape(t *testing.T) {
 	// one EnvVar map where a list of lists is expected is a common slip
-	err := renderError(t, fixtureChart, `
+	err := fixture.RenderError(t, fixture.Fixture, `
 app:
   env: {name: A, value: a}
 `)
@@ -300,6 +264,6 @@ app:
 
 // sidecarText is the deployment text from the sidecar container on.
 func sidecarText(r *proxytest.Manifests) string {
-	text := sourceText(r, "templates/deployment.yaml")
+	text := fixture.SourceText(r, "templates/deployment.yaml")
 	return text[strings.Index(text, "name: sidecar"):]
 }

@@ -1,22 +1,14 @@
 package tests
 
 import (
-	"net/url"
-	"strings"
 	"testing"
 
-	"github.com/proxykit/proxykit/proxytest"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-	"golang.org/x/net/http/httpproxy"
 	corev1 "k8s.io/api/core/v1"
-)
 
-// helpers decodes the fixture's helpers Secret, which holds each helper's raw output.
-func helpers(t testing.TB, r *proxytest.Manifests) map[string]string {
-	t.Helper()
-	return proxytest.Get[corev1.Secret](t, r, releaseName+"-helpers").StringData
-}
+	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/tests/fixture"
+)
 
 func TestNoProxyComposition(t *testing.T) {
 	cases := []struct {
@@ -31,8 +23,8 @@ func TestNoProxyComposition(t *testing.T) {
 		},
 		{
 			name:   "fixed order: loopback, domain, svc, pods, services, API server, metadata",
-			values: plainProxy,
-			want:   noProxyPlain,
+			values: fixture.PlainProxy,
+			want:   fixture.NoProxyPlain,
 		},
 		{
 			name: "dual stack CIDRs as comma strings, custom domain given with a trailing dot",
@@ -117,79 +109,11 @@ cluster: {podCIDRs: [10.0.0.0/8], serviceCIDRs: [10.0.0.0/8], metadataEndpoints:
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := mustRenderSDK(t, fixtureChart, tc.values)
-			h := helpers(t, r)
+			r := fixture.Render(t, fixture.Fixture, tc.values)
+			h := fixture.Helpers(t, r)
 			assert.Equal(t, tc.want, h["noProxy"])
-			assert.Equal(t, tc.want, proxytest.Get[corev1.ConfigMap](t, r, releaseName+"-no-proxy").Data["NO_PROXY"])
+			assert.Equal(t, tc.want, proxytest.Get[corev1.ConfigMap](t, r, fixture.Release+"-no-proxy").Data["NO_PROXY"])
 			assert.NotContains(t, h["noProxy"], " ", "NO_PROXY has no spaces")
-		})
-	}
-}
-
-func TestProxyResolutionPrecedence(t *testing.T) {
-	cases := []struct {
-		name                      string
-		values                    string
-		http, https, noProxyEntry string
-		enabled                   bool
-	}{
-		{
-			name:   "nothing set: off",
-			values: ``,
-		},
-		{
-			name:   "global.proxy alone turns it on",
-			values: "global: {proxy: {http: \"http://g:1\", https: \"http://g:2\", noProxy: g.example}}\ncluster: {requireNetworks: false}",
-			http:   "http://g:1", https: "http://g:2", noProxyEntry: "g.example", enabled: true,
-		},
-		{
-			name: "cluster.proxy beats global.proxy per key",
-			values: `
-global: {proxy: {http: "http://g:1", https: "http://g:2", noProxy: g.example}}
-cluster: {proxy: {https: "http://c:2"}, requireNetworks: false}
-`,
-			http: "http://g:1", https: "http://c:2", noProxyEntry: "g.example", enabled: true,
-		},
-		{
-			name: "proxy beats cluster.proxy; an empty string counts as unset",
-			values: `
-global: {proxy: {http: "http://g:1", https: "http://g:2", noProxy: g.example}}
-cluster: {proxy: {http: "http://c:1", https: "http://c:2", noProxy: c.example}, requireNetworks: false}
-proxy: {http: "", https: "http://p:2", noProxy: p.example}
-`,
-			http: "http://c:1", https: "http://p:2", noProxyEntry: "p.example", enabled: true,
-		},
-		{
-			name: "an empty noProxy list counts as unset",
-			values: `
-cluster: {proxy: {http: "http://c:1", noProxy: "c.example"}, requireNetworks: false}
-proxy: {noProxy: []}
-`,
-			http: "http://c:1", noProxyEntry: "c.example", enabled: true,
-		},
-		{
-			name:   "noProxy alone does not turn the proxy on",
-			values: `proxy: {noProxy: "a.example"}`,
-		},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			h := helpers(t, mustRenderSDK(t, fixtureChart, tc.values))
-			var config struct{ HTTP, HTTPS, NoProxy string }
-			require.NoError(t, yamlUnmarshal(h["config"], &config))
-			assert.Equal(t, tc.http, config.HTTP)
-			assert.Equal(t, tc.https, config.HTTPS)
-			assert.Equal(t, h["noProxy"], config.NoProxy, "proxy.config carries the full NO_PROXY")
-			if tc.enabled {
-				assert.Equal(t, "true", h["enabled"])
-				assert.Contains(t, strings.Split(config.NoProxy, ","), tc.noProxyEntry)
-			} else {
-				assert.Equal(t, "", h["enabled"])
-				assert.Equal(t, "", config.NoProxy)
-				assert.Equal(t, "[]", h["env"], "no proxy variable when the proxy is off")
-				assert.Equal(t, "", h["dropIn"])
-				assert.Equal(t, "{}", h["certManager"])
-			}
 		})
 	}
 }
@@ -206,7 +130,7 @@ cluster:
   serviceCIDRs: [10.96.0.0/12]
   apiServer: 10.96.0.1
 `
-	noProxy := helpers(t, mustRenderSDK(t, fixtureChart, values))["noProxy"]
+	noProxy := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, values))["noProxy"]
 
 	bypass := []string{
 		"http://x.svc.cluster.local.", // trailing dot, as resolv.conf search paths produce
@@ -232,29 +156,6 @@ cluster:
 		"https://corp.example.com",
 		"https://registry.internal:443", // the bypass names port 5000 only
 	}
-	assertProxySelection(t, noProxy, bypass, proxied)
+	fixture.AssertProxySelection(t, noProxy, bypass, proxied)
 
-}
-
-// assertProxySelection judges a NO_PROXY with Go's own proxy selection: every
-// bypass URL must go direct, every proxied URL through the proxy.
-func assertProxySelection(t *testing.T, noProxy string, bypass, proxied []string) {
-	t.Helper()
-	proxyFor := (&httpproxy.Config{HTTPProxy: "http://proxy.test:3128", HTTPSProxy: "http://proxy.test:3128", NoProxy: noProxy}).ProxyFunc()
-	for _, raw := range bypass {
-		u, err := url.Parse(raw)
-		require.NoError(t, err)
-		p, err := proxyFor(u)
-		require.NoError(t, err)
-		assert.Nil(t, p, "%s must bypass the proxy with NO_PROXY=%s", raw, noProxy)
-	}
-	for _, raw := range proxied {
-		u, err := url.Parse(raw)
-		require.NoError(t, err)
-		p, err := proxyFor(u)
-		require.NoError(t, err)
-		if assert.NotNil(t, p, "%s must go through the proxy with NO_PROXY=%s", raw, noProxy) {
-			assert.Equal(t, "proxy.test:3128", p.Host)
-		}
-	}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit/tests/fixture"
 )
 
 var environmentLine = regexp.MustCompile(`^Environment="(.*)"$`)
@@ -51,7 +53,7 @@ func parseDropIn(t *testing.T, text string) (names []string, env map[string]stri
 
 func TestSystemdDropIn(t *testing.T) {
 	t.Run("plain proxy: the exact text", func(t *testing.T) {
-		got := helpers(t, mustRenderSDK(t, fixtureChart, `
+		got := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, `
 proxy: {http: "http://proxy.corp:3128", https: "http://proxy.corp:3128"}
 cluster: {metadataEndpoints: false, requireNetworks: false}
 `))["dropIn"]
@@ -67,37 +69,37 @@ Environment="no_proxy=%[1]s"
 		assert.Equal(t, want, got)
 	})
 	t.Run("credentials survive systemd's unquoting byte-exact", func(t *testing.T) {
-		dropIn := helpers(t, mustRenderSDK(t, fixtureChart, credentialValues(t, nil)))["dropIn"]
+		dropIn := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, fixture.CredentialValues(t, nil)))["dropIn"]
 		assert.Contains(t, dropIn, `Zq%%40w%%&'\"+@:/\\9`, "escaped for systemd")
 		names, env := parseDropIn(t, dropIn)
 		assert.Equal(t, []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"}, names)
-		assert.Equal(t, credHTTP, env["HTTP_PROXY"])
-		assert.Equal(t, credHTTP, env["http_proxy"])
-		assert.Equal(t, credHTTPS, env["HTTPS_PROXY"])
+		assert.Equal(t, fixture.CredHTTP, env["HTTP_PROXY"])
+		assert.Equal(t, fixture.CredHTTP, env["http_proxy"])
+		assert.Equal(t, fixture.CredHTTPS, env["HTTPS_PROXY"])
 		assert.Equal(t, env["NO_PROXY"], env["no_proxy"])
 	})
 	t.Run("nodes get both cases even with lowercase off; an empty URL is left out", func(t *testing.T) {
-		names, env := parseDropIn(t, helpers(t, mustRenderSDK(t, fixtureChart, "proxy: {https: \"http://p:3128\", lowercase: false}\ncluster: {requireNetworks: false}"))["dropIn"])
+		names, env := parseDropIn(t, fixture.Helpers(t, fixture.Render(t, fixture.Fixture, "proxy: {https: \"http://p:3128\", lowercase: false}\ncluster: {requireNetworks: false}"))["dropIn"])
 		assert.Equal(t, []string{"HTTPS_PROXY", "NO_PROXY", "https_proxy", "no_proxy"}, names)
 		assert.Equal(t, "http://p:3128", env["https_proxy"])
 	})
 	t.Run("existingSecret alone cannot reach a node: no drop-in", func(t *testing.T) {
-		assert.Equal(t, "", helpers(t, mustRenderSDK(t, fixtureChart, `proxy: {existingSecret: corp}`))["dropIn"])
+		assert.Equal(t, "", fixture.Helpers(t, fixture.Render(t, fixture.Fixture, `proxy: {existingSecret: corp}`))["dropIn"])
 	})
 }
 
 func TestSystemdEnvFile(t *testing.T) {
 	t.Run("https only: the http pair is left out", func(t *testing.T) {
-		got := helpers(t, mustRenderSDK(t, fixtureChart, "proxy: {https: \"http://p:3128\"}\ncluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}"))["envFile"]
+		got := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, "proxy: {https: \"http://p:3128\"}\ncluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}"))["envFile"]
 		np := "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.96.0.0/12"
 		assert.Equal(t, "\nexport HTTPS_PROXY='http://p:3128'\nexport NO_PROXY='"+np+"'\nexport https_proxy='http://p:3128'\nexport no_proxy='"+np+"'\n", got)
 	})
 	t.Run("a single quote in the password", func(t *testing.T) {
-		got := helpers(t, mustRenderSDK(t, fixtureChart, "proxy: {http: \"http://u:it's@p:3128\"}\ncluster: {requireNetworks: false}"))["envFile"]
+		got := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, "proxy: {http: \"http://u:it's@p:3128\"}\ncluster: {requireNetworks: false}"))["envFile"]
 		assert.Contains(t, got, `export HTTP_PROXY='http://u:it'\''s@p:3128'`)
 	})
 	t.Run("proxy off or existingSecret alone: nothing", func(t *testing.T) {
-		assert.Equal(t, "", helpers(t, mustRenderSDK(t, fixtureChart, ""))["envFile"])
-		assert.Equal(t, "", helpers(t, mustRenderSDK(t, fixtureChart, "proxy: {existingSecret: corp}"))["envFile"])
+		assert.Equal(t, "", fixture.Helpers(t, fixture.Render(t, fixture.Fixture, ""))["envFile"])
+		assert.Equal(t, "", fixture.Helpers(t, fixture.Render(t, fixture.Fixture, "proxy: {existingSecret: corp}"))["envFile"])
 	})
 }

@@ -1,6 +1,6 @@
 {{/* cluster-proxy.name — clusterName, checked once for every object that carries it. */}}
 {{- define "cluster-proxy.name" -}}
-{{- $_ := include "proxykit.kubeadm.secretName" (dict "clusterName" .Values.clusterName) -}}
+{{- $_ := include "proxykit.kubeadm.secretName" (dict "context" $) -}}
 {{- .Values.clusterName -}}
 {{- end -}}
 

@@ -1,15 +1,19 @@
 {{/*
 Cluster API wiring: KubeadmConfig(Template) entries that install the systemd
-drop-ins from the Secret that charts/cluster-proxy renders.
+drop-ins from the Secret that charts/cluster-proxy renders. Like every helper they
+take (dict "context" $) and read the resolved settings: the CA file and
+update-ca-certificates come with a resolved trustedCA (proxy, cluster.proxy or
+global.proxy), as in cluster-proxy's Secret.
 */}}
 
 {{/*
 proxykit.kubeadm.secretName — the Secret that holds a cluster's systemd drop-ins.
-Input:  dict "clusterName" <string>
-Output: "<clusterName>-systemd-proxy"; fails naming clusterName when it is empty.
+Input:  dict "context" $ ["clusterName" NAME]; clusterName defaults to .Values.clusterName.
+Output: "<clusterName>-systemd-proxy"; fails naming clusterName when it is not a DNS label.
 */}}
 {{- define "proxykit.kubeadm.secretName" -}}
-{{- $name := .clusterName | default "" -}}
+{{- include "proxykit.context.check" (dict "args" . "helper" "proxykit.kubeadm.secretName") -}}
+{{- $name := .clusterName | default .context.Values.clusterName | default "" -}}
 {{- if not (and (kindIs "string" $name) (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" $name)) -}}
   {{- fail (printf "proxykit: clusterName is required and must be a DNS label (lower case letters, digits, '-'), got %q" (toString $name)) -}}
 {{- end -}}
@@ -18,24 +22,25 @@ Output: "<clusterName>-systemd-proxy"; fails naming clusterName when it is empty
 
 {{/*
 proxykit.kubeadm.files — KubeadmConfigSpec `files` entries for the node's proxy.
-Input:  dict "clusterName" <string> ["trustedCA" true]
+Input:  dict "context" $ ["clusterName" NAME]
 Output: YAML list, each with contentFrom.secret pointing at proxykit.kubeadm.secretName:
           /etc/systemd/system/containerd.service.d/http-proxy.conf   key containerdProxy
           /etc/systemd/system/kubelet.service.d/http-proxy.conf      key kubeletProxy
           /etc/proxykit/proxy.env                                    key proxyEnv
-          /usr/local/share/ca-certificates/proxykit-proxy-ca.crt     key trustedCA (with "trustedCA" true)
+          /usr/local/share/ca-certificates/proxykit-proxy-ca.crt     key trustedCA (with a resolved trustedCA)
         (owner root, mode 0600: they may carry credentials). The Secret must live in
         the namespace of the KubeadmConfig, as Cluster API reads it from there. Use
         them in KubeadmConfigTemplates (workers) and KubeadmControlPlanes alike.
 */}}
 {{- define "proxykit.kubeadm.files" -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.kubeadm.files") -}}
 {{- $secret := include "proxykit.kubeadm.secretName" . -}}
 {{- $files := list -}}
 {{- range $path, $key := dict
     "/etc/systemd/system/containerd.service.d/http-proxy.conf" "containerdProxy"
     "/etc/systemd/system/kubelet.service.d/http-proxy.conf" "kubeletProxy"
     "/etc/proxykit/proxy.env" "proxyEnv"
-    "/usr/local/share/ca-certificates/proxykit-proxy-ca.crt" (ternary "trustedCA" "" (eq (toString .trustedCA) "true")) -}}
+    "/usr/local/share/ca-certificates/proxykit-proxy-ca.crt" (ternary "trustedCA" "" (ne .context.proxykitSettings.trustedCA "")) -}}
   {{- if not $key }}{{ continue }}{{ end -}}
   {{- $files = append $files (dict
       "path" $path
@@ -48,8 +53,8 @@ Output: YAML list, each with contentFrom.secret pointing at proxykit.kubeadm.sec
 
 {{/*
 proxykit.kubeadm.preKubeadmCommands — commands that give systemd and kubeadm the proxy.
-Input:  dict ["trustedCA" true]
-Output: YAML list: with "trustedCA" true, update-ca-certificates first, so the
+Input:  dict "context" $
+Output: YAML list: with a resolved trustedCA, update-ca-certificates first, so the
         node trusts the intercepting proxy's CA before containerd restarts; then
         systemctl daemon-reload, restart containerd (already running on most
         images; kubelet starts later under kubeadm and reads its drop-in then),
@@ -59,7 +64,8 @@ Output: YAML list: with "trustedCA" true, update-ca-certificates first, so the
         only the file's path, never the URL.
 */}}
 {{- define "proxykit.kubeadm.preKubeadmCommands" -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.kubeadm.preKubeadmCommands") -}}
 {{- $commands := list "systemctl daemon-reload" "systemctl restart containerd" "if [ -f /etc/proxykit/proxy.env ]; then . /etc/proxykit/proxy.env; fi" -}}
-{{- if eq (toString .trustedCA) "true" }}{{ $commands = prepend $commands "update-ca-certificates" }}{{ end -}}
+{{- if .context.proxykitSettings.trustedCA }}{{ $commands = prepend $commands "update-ca-certificates" }}{{ end -}}
 {{- toYaml $commands -}}
 {{- end -}}

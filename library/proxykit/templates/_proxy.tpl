@@ -119,16 +119,3 @@ data:
 {{- toYaml $data | nindent 2 }}
 {{- end -}}
 {{- end -}}
-
-{{/*
-proxykit.cluster.facts — the cluster.* keys as the library reads them, for tools.
-Input:  dict "context" $
-Output: JSON {"domain", "podCIDRs", "serviceCIDRs", "nodeCIDRs", "apiServer", "metadata"}:
-        the domain without trailing dot, each CIDR list parsed and checked, the API
-        server without brackets, whether the metadata endpoints are bypassed. Go's
-        proxytest.ClusterFromValues renders it, so Go never parses these keys itself.
-*/}}
-{{- define "proxykit.cluster.facts" -}}
-{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.cluster.facts") -}}
-{{- toJson .context.proxykitSettings.cluster -}}
-{{- end -}}

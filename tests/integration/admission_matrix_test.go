@@ -1,0 +1,440 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gruntwork-io/terratest/modules/helm"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/proxykit/proxykit/tests/fixture"
+)
+
+// admissionEngine is one way proxy-policies injects, chosen by values.
+type admissionEngine struct {
+	name, values string
+	native       bool
+}
+
+var admissionEngines = []admissionEngine{
+	{name: "native", values: "kyverno: {enabled: false}\nnative: {enabled: true, secretNamespaces: [apps]}\n", native: true},
+	{name: "MutatingPolicy", values: "kyverno: {enabled: true, policyKind: MutatingPolicy}\n"},
+	{name: "ClusterPolicy", values: "kyverno: {enabled: true, policyKind: ClusterPolicy}\n"},
+}
+
+// The configurations a user chooses between.
+const (
+	configPlain          = "plain"
+	configCredentials    = "credentials"
+	configExistingSecret = "existingSecret"
+	configTrustedCA      = "trustedCA"
+)
+
+// admissionCell is one engine x configuration x failurePolicy, installed as its
+// own release, so each cell's objects and Secret names are its own.
+type admissionCell struct {
+	engine                admissionEngine
+	config, failurePolicy string
+	id                    string // short, unique: names the release, the proxy host and the fresh namespace
+	ca                    string
+}
+
+func (c admissionCell) release() string    { return "mx-" + c.id }
+func (c admissionCell) proxyHost() string  { return "proxy-" + c.id + ".corp.example" }
+func (c admissionCell) userSecret() string { return "corp-proxy-" + c.id }
+func (c admissionCell) password() string   { return "Zq%40w%&+" + c.id }
+
+// secretName is the Secret the injected secretKeyRefs read ("" without one).
+func (c admissionCell) secretName() string {
+	switch c.config {
+	case configCredentials:
+		return c.release() + "-proxy-credentials"
+	case configExistingSecret:
+		return c.userSecret()
+	}
+	return ""
+}
+
+func (c admissionCell) values(password string) string {
+	proxy := fmt.Sprintf("  http: http://%s:3128\n  https: http://%s:3129\n", c.proxyHost(), c.proxyHost())
+	switch c.config {
+	case configCredentials:
+		proxy = fmt.Sprintf("  http: %q\n  https: %q\n", "http://svc-user:"+password+"@"+c.proxyHost()+":3128", "http://svc-user:"+password+"@"+c.proxyHost()+":3129")
+	case configExistingSecret:
+		proxy = "  existingSecret: " + c.userSecret() + "\n"
+	case configTrustedCA:
+		proxy += "  trustedCA: " + fixture.YAMLQuote(c.ca) + "\n"
+	}
+	return "proxy:\n" + proxy + fixture.PolicyScopeValues + "policy:\n  failurePolicy: " + c.failurePolicy + "\n" + c.engine.values
+}
+
+// env is what the cell injects into a container that sets nothing itself.
+func (c admissionCell) env() []corev1.EnvVar {
+	if name := c.secretName(); name != "" {
+		return fixture.SecretEnv(name, true)
+	}
+	env := []corev1.EnvVar{}
+	for _, e := range fixture.PolicyProxyEnv {
+		e.Value = strings.ReplaceAll(e.Value, "proxy.corp.example", c.proxyHost())
+		env = append(env, e)
+	}
+	if c.config == configTrustedCA {
+		env = append(env, fixture.TrustEnv...)
+	}
+	return env
+}
+
+// injects says whether a Pod in ns gets proxy env: the native engine with a
+// Secret only where its copy is (native.secretNamespaces); it has no engine
+// namespace of its own.
+func (c admissionCell) injects(ns string, want bool) bool {
+	if c.engine.native && ns == kyvernoNamespace {
+		return c.secretName() == ""
+	}
+	if c.engine.native && c.secretName() != "" && ns != "apps" {
+		return false
+	}
+	return want
+}
+
+// TestAdmissionMatrixNative and TestAdmissionMatrixKyverno install
+// proxy-policies into a loopback kube-apiserver (the Kyverno one with Kyverno's
+// admission and background controllers running), once per engine x
+// configuration x failurePolicy, and create Pods through the API server: every
+// assertion is on Pods as stored. Each cell also upgrades (a rotated password
+// must reach every copy) and uninstalls (the Secrets that running Pods read
+// stay). The two run in parallel, on a control plane each.
+func TestAdmissionMatrixNative(t *testing.T) {
+	t.Parallel() // slow and independent: overlaps the other slow tests
+	runAdmissionMatrix(t, admissionEngines[:1], false)
+}
+
+func TestAdmissionMatrixKyverno(t *testing.T) {
+	t.Parallel()
+	runAdmissionMatrix(t, admissionEngines[1:], true)
+}
+
+func runAdmissionMatrix(t *testing.T, engines []admissionEngine, kyverno bool) {
+	began := time.Now()
+	cp := startControlPlane(t)
+	objects := newObjectClient(t, cp)
+	if kyverno {
+		startKyverno(t, cp, objects)
+	} else {
+		applyKyvernoCRDs(t, cp, objects) // the chart's Kyverno objects are off here, but Helm maps every kind
+	}
+	for _, ns := range []string{"kube-system", "kube-public", fixture.Namespace, "apps", "team-a", kyvernoNamespace} {
+		cp.ensureNamespace(t, ns)
+	}
+	ca, _ := fixture.NewCA(t, "corp")
+	n := 0
+	for _, engine := range engines {
+		for _, config := range []string{configPlain, configCredentials, configExistingSecret, configTrustedCA} {
+			for _, failurePolicy := range []string{"Ignore", "Fail"} {
+				n++
+				cell := admissionCell{engine: engine, config: config, failurePolicy: failurePolicy, id: fmt.Sprintf("%.1s%02d", engine.name, n), ca: ca}
+				cell.id = strings.ToLower(cell.id)
+				t.Run(engine.name+"/"+config+"/"+failurePolicy, func(t *testing.T) { runAdmissionCell(t, cp, objects, cell) })
+			}
+		}
+	}
+	for _, engine := range engines {
+		t.Run(engine.name+"/large Pods", func(t *testing.T) { runLargePods(t, cp, engine) })
+		if !engine.native {
+			t.Run(engine.name+"/reinstall", func(t *testing.T) { runReinstall(t, cp, engine) })
+		}
+	}
+	t.Logf("%d cells in %s", n, time.Since(began).Round(time.Millisecond))
+}
+
+// Large Pods. The CEL engines have a runtime cost budget per expression: past
+// it a Pod is denied under Fail and admitted unchanged under Ignore. Scanning
+// each container's env once keeps 100 containers x 400 env entries inside it
+// (the old expression, one scan per variable, was denied there); from 250 x 400
+// on, etcd refuses the Pod anyway (request too large). Kyverno's ClusterPolicy
+// engine runs JMESPath over every entry and meets Kyverno's 10 s webhook timeout
+// first (100 x 100 here), so it is held to a smaller Pod. The README has the figures.
+func runLargePods(t *testing.T, cp *controlPlane, engine admissionEngine) {
+	largeContainers, largeEnv := 100, 400
+	if engine.name == "ClusterPolicy" {
+		largeContainers, largeEnv = 25, 100
+	}
+	cell := admissionCell{engine: engine, config: configPlain, failurePolicy: "Fail", id: "large-" + strings.ToLower(engine.name)}
+	rel := e2eRelease{cell.release(), fixture.ProxyPolicies, fixture.Namespace, cell.values("")}
+	require.NoError(t, helm.InstallE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm install")
+	defer func() { require.NoError(t, helm.DeleteE(t, helmOptions(cp, rel), rel.name, true)) }()
+	want := cell.env()
+	waitForCell(t, cp, cell)
+	big := fixture.Pod("large", "apps", nil)
+	for i := 0; i < largeContainers; i++ {
+		c := fixture.Ctr(fmt.Sprintf("c%03d", i))
+		for j := 0; j < largeEnv; j++ {
+			c.Env = append(c.Env, fixture.Val(fmt.Sprintf("SETTING_%03d", j), "x"))
+		}
+		big.Spec.Containers = append(big.Spec.Containers, c)
+	}
+	began := time.Now()
+	stored := createPod(t, cp, big)
+	t.Logf("%d containers x %d env: admitted in %s", largeContainers, largeEnv, time.Since(began).Round(time.Millisecond))
+	assertInjection(t, big, stored, want, true, false)
+	_ = cp.Client.CoreV1().Pods("apps").Delete(context.Background(), stored.Name, metav1.DeleteOptions{})
+}
+
+func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cell admissionCell) {
+	ctx := context.Background()
+	if cell.config == configExistingSecret {
+		// the user's own Secret, in the release namespace (and, for the native engine, where it injects)
+		for _, ns := range []string{fixture.Namespace, "apps"} {
+			createProxySecret(t, cp, ns, cell.userSecret(), "http://corp-user:own@"+cell.proxyHost()+":3128")
+		}
+	}
+	if cell.engine.name == "ClusterPolicy" && cell.secretName() != "" {
+		grantKyvernoSecrets(t, cp)
+	}
+	rel := e2eRelease{cell.release(), fixture.ProxyPolicies, fixture.Namespace, cell.values(cell.password())}
+	t.Cleanup(func() {
+		if t.Failed() { // leave the next cell a clean cluster
+			_ = helm.DeleteE(t, helmOptions(cp, rel), rel.name, true)
+			deleteSecretEverywhere(t, cp, cell.secretName())
+		}
+	})
+	require.NoError(t, helm.InstallE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm install")
+	want := cell.env()
+	waitForCell(t, cp, cell)
+
+	for _, pc := range fixture.PodCases() {
+		pc.Pod.Name += "-" + cell.id
+		stored := createPod(t, cp, pc.Pod)
+		assertInjection(t, pc.Pod, stored, want, cell.injects(pc.Pod.Namespace, pc.Injected), false)
+		if cell.config == configTrustedCA && cell.injects(pc.Pod.Namespace, pc.Injected) {
+			assertBundleMounted(t, stored)
+		}
+		_ = cp.Client.CoreV1().Pods(stored.Namespace).Delete(ctx, stored.Name, metav1.DeleteOptions{})
+	}
+
+	// a namespace created just before its first Pod: Kyverno's copy of the Secret
+	// comes from its background controller, after the Pod may already exist
+	fresh := "fresh-" + cell.id
+	created := time.Now()
+	cp.ensureNamespace(t, fresh)
+	first := fixture.Pod("first", fresh, nil, fixture.Ctr("app"))
+	stored := createPod(t, cp, first)
+	assertInjection(t, first, stored, want, cell.injects(fresh, true), false)
+	if cell.secretName() != "" && !cell.engine.native {
+		waitForSecretCopy(t, cp, fresh, cell.secretName())
+		t.Logf("the Secret's copy reached the new namespace %s after it was created", time.Since(created).Round(time.Millisecond))
+	}
+
+	if cell.config == configPlain {
+		// helm upgrade to another proxy: new Pods get it
+		moved := strings.ReplaceAll(rel.values, cell.proxyHost(), "moved-"+cell.proxyHost())
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, e2eRelease{rel.name, rel.chart, rel.namespace, moved}), rel.chart, rel.name), "helm upgrade")
+		waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool {
+			return fixture.EnvMap(c.Env)["HTTPS_PROXY"].Value == "http://moved-"+cell.proxyHost()+":3129"
+		})
+	}
+	if cell.config == configCredentials {
+		// the copies hold the URL byte for byte, escapes and all
+		for _, ns := range []string{fixture.Namespace, "apps"} {
+			waitForSecretValue(t, cp, ns, cell.secretName(), "HTTP_PROXY", "http://svc-user:"+cell.password()+"@"+cell.proxyHost()+":3128")
+		}
+		// helm upgrade with a rotated password: the source and every copy follow
+		rel.values = cell.values("rotated-" + cell.id)
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm upgrade")
+		rotated := "http://svc-user:rotated-" + cell.id + "@" + cell.proxyHost() + ":3128"
+		namespaces := []string{fixture.Namespace, "apps"}
+		if !cell.engine.native {
+			namespaces = append(namespaces, fresh, "team-a")
+		}
+		for _, ns := range namespaces {
+			waitForSecretValue(t, cp, ns, cell.secretName(), "HTTP_PROXY", rotated)
+		}
+
+		// turning the engine off removes the policies and keeps every Secret
+		off := rel
+		off.values += "kyverno: {enabled: false}\nnative: {enabled: false}\n"
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, off), off.chart, off.name), "helm upgrade, engine off")
+		waitForNoInjection(t, cp)
+		for _, ns := range namespaces {
+			waitForSecretValue(t, cp, ns, cell.secretName(), "HTTP_PROXY", rotated)
+		}
+	}
+
+	// no autogen: a Deployment's Pod template is left alone (GitOps sees no drift)
+	deployment := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "app-" + cell.id, Namespace: "apps"},
+		Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": cell.id}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": cell.id}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{fixture.Ctr("app")}}}}}
+	storedDeployment, err := cp.Client.AppsV1().Deployments("apps").Create(context.Background(), deployment, metav1.CreateOptions{})
+	require.NoError(t, err)
+	assert.Empty(t, storedDeployment.Spec.Template.Spec.Containers[0].Env, "the Deployment's template is not mutated")
+	assert.Empty(t, storedDeployment.Spec.Template.Spec.Volumes)
+
+	docs := renderReleaseSDK(t, rel).Objects
+	require.NoError(t, helm.DeleteE(t, helmOptions(cp, rel), rel.name, true), "helm uninstall")
+	for _, d := range docs {
+		if d.Kind != "Secret" {
+			objects.mustBeGone(t, d, rel.namespace)
+		}
+	}
+	// running Pods' secretKeyRefs still resolve: the source and the copies stay
+	if name := cell.secretName(); name != "" {
+		kept := []string{fixture.Namespace, "apps"}
+		if !cell.engine.native {
+			kept = append(kept, fresh)
+		}
+		for _, ns := range kept {
+			_, err := cp.Client.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+			assert.NoError(t, err, "Secret %s/%s must outlive the release", ns, name)
+		}
+	}
+	// the policy is gone from admission before the next cell
+	waitForNoInjection(t, cp)
+	deleteSecretEverywhere(t, cp, cell.secretName())
+}
+
+// waitForCell waits until the cell's policy injects into new Pods in apps.
+func waitForCell(t testing.TB, cp *controlPlane, cell admissionCell) {
+	t.Helper()
+	want := cell.env()[1] // HTTPS_PROXY, a value or a secretKeyRef
+	waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool {
+		return reflect.DeepEqual(fixture.EnvMap(c.Env)["HTTPS_PROXY"], want)
+	})
+}
+
+// waitForNoInjection waits until new Pods in apps are admitted without proxy env.
+func waitForNoInjection(t testing.TB, cp *controlPlane) {
+	t.Helper()
+	waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool { return len(c.Env) == 0 })
+}
+
+// createProxySecret creates a Secret with the three keys proxy-policies reads.
+func createProxySecret(t *testing.T, cp *controlPlane, ns, name, url string) {
+	t.Helper()
+	_, err := cp.Client.CoreV1().Secrets(ns).Create(context.Background(), &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		StringData: map[string]string{"HTTP_PROXY": url, "HTTPS_PROXY": url, "NO_PROXY": fixture.PolicyNoProxy},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+}
+
+// waitForSecretCopy waits until ns holds the Secret, byte for byte as the source in the release namespace.
+func waitForSecretCopy(t *testing.T, cp *controlPlane, ns, name string) {
+	t.Helper()
+	source, err := cp.Client.CoreV1().Secrets(fixture.Namespace).Get(context.Background(), name, metav1.GetOptions{})
+	require.NoError(t, err)
+	waitForSecret(t, cp, ns, name, func(s *corev1.Secret) bool { return reflect.DeepEqual(s.Data, source.Data) })
+}
+
+// waitForSecretValue waits until the Secret's key holds value.
+func waitForSecretValue(t *testing.T, cp *controlPlane, ns, name, key, value string) {
+	t.Helper()
+	waitForSecret(t, cp, ns, name, func(s *corev1.Secret) bool { return string(s.Data[key]) == value })
+}
+
+func waitForSecret(t *testing.T, cp *controlPlane, ns, name string, ok func(*corev1.Secret) bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		s, err := cp.Client.CoreV1().Secrets(ns).Get(context.Background(), name, metav1.GetOptions{})
+		if err == nil && ok(s) {
+			return
+		}
+		if err != nil && !apierrors.IsNotFound(err) {
+			require.NoError(t, err)
+		}
+		require.True(t, time.Now().Before(deadline), "Secret %s/%s never became as expected", ns, name)
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// deleteSecretEverywhere removes a kept Secret and its copies, so the next cell starts clean.
+func deleteSecretEverywhere(t *testing.T, cp *controlPlane, name string) {
+	t.Helper()
+	if name == "" {
+		return
+	}
+	ctx := context.Background()
+	nss, err := cp.Client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+	require.NoError(t, err)
+	for _, ns := range nss.Items {
+		err := cp.Client.CoreV1().Secrets(ns.Name).Delete(ctx, name, metav1.DeleteOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			require.NoError(t, err)
+		}
+	}
+}
+
+// assertBundleMounted checks that every container of a Pod mounts the CA bundle volume.
+func assertBundleMounted(t *testing.T, p corev1.Pod) {
+	t.Helper()
+	var volume bool
+	for _, v := range p.Spec.Volumes {
+		volume = volume || (v.Name == "proxykit-ca-bundle" && v.ConfigMap != nil && v.ConfigMap.Name == "proxykit-ca-bundle")
+	}
+	assert.True(t, volume, "the bundle volume in %s", p.Name)
+	check := func(list, name string, mounts []corev1.VolumeMount) {
+		mounted := false
+		for _, m := range mounts {
+			mounted = mounted || (m.Name == "proxykit-ca-bundle" && m.MountPath == "/etc/proxykit/ca" && m.ReadOnly)
+		}
+		// a container that opts out by proxykit.io/skip-containers gets no mount
+		assert.Equal(t, !fixture.Skipped(p, list+"/"+name), mounted, "bundle mounted in %s/%s of %s", list, name, p.Name)
+	}
+	for _, c := range p.Spec.InitContainers {
+		check("initContainers", c.Name, c.VolumeMounts)
+	}
+	for _, c := range p.Spec.Containers {
+		check("containers", c.Name, c.VolumeMounts)
+	}
+	for _, c := range p.Spec.EphemeralContainers {
+		check("ephemeralContainers", c.Name, c.VolumeMounts)
+	}
+}
+
+// runReinstall pins what the README says of installing again after an uninstall
+// with Kyverno: the copies the first release left are not adopted, so a changed
+// password reaches new namespaces but not the old copies, until they are deleted
+// before the install (the documented step), after which every namespace gets
+// the new bytes.
+func runReinstall(t *testing.T, cp *controlPlane, engine admissionEngine) {
+	if engine.name == "ClusterPolicy" {
+		grantKyvernoSecrets(t, cp)
+	}
+	cell := admissionCell{engine: engine, config: configCredentials, failurePolicy: "Ignore", id: "re-" + strings.ToLower(engine.name)}
+	rel := e2eRelease{cell.release(), fixture.ProxyPolicies, fixture.Namespace, cell.values("first")}
+	url := func(password string) string { return "http://svc-user:" + password + "@" + cell.proxyHost() + ":3128" }
+	install := func(password string) {
+		rel.values = cell.values(password)
+		require.NoError(t, helm.InstallE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm install")
+	}
+	uninstall := func() { require.NoError(t, helm.DeleteE(t, helmOptions(cp, rel), rel.name, true), "helm uninstall") }
+	defer deleteSecretEverywhere(t, cp, cell.secretName())
+
+	install("first")
+	waitForSecretValue(t, cp, "team-a", cell.secretName(), "HTTP_PROXY", url("first"))
+	uninstall()
+
+	install("second")
+	fresh := "fresh-" + cell.id
+	cp.ensureNamespace(t, fresh)
+	waitForSecretValue(t, cp, fresh, cell.secretName(), "HTTP_PROXY", url("second"))
+	old, err := cp.Client.CoreV1().Secrets("team-a").Get(context.Background(), cell.secretName(), metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, url("first"), string(old.Data["HTTP_PROXY"]), "Kyverno does not adopt the first release's copy")
+	uninstall()
+
+	deleteSecretEverywhere(t, cp, cell.secretName())
+	install("third")
+	waitForSecretValue(t, cp, "team-a", cell.secretName(), "HTTP_PROXY", url("third"))
+	uninstall()
+}

@@ -1,0 +1,146 @@
+package integration
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/tests/fixture"
+)
+
+// kyvernoBinary is the CLI that `make tools` builds from tools/kyverno; a missing
+// binary fails the test rather than skipping it.
+func kyvernoBinary(t testing.TB) string {
+	t.Helper()
+	bin := fixture.Path("bin", "kyverno")
+	_, err := os.Stat(bin)
+	require.NoError(t, err, "bin/kyverno is missing: run `make tools`")
+	return bin
+}
+
+// kyvernoApply renders the chart's ClusterPolicy (kyverno.policyKind) with values, runs `kyverno apply`
+// on the pods and returns the pods as the engine left them, by name.
+func kyvernoApply(t testing.TB, values string, pods []corev1.Pod) map[string]corev1.Pod {
+	t.Helper()
+	r := fixture.Render(t, fixture.ProxyPolicies, values+fixture.ClusterPolicyKind)
+	return kyvernoApplyPolicy(t, []byte(fixture.Find(t, r, "ClusterPolicy", "inject-proxy-env").Raw), pods)
+}
+
+// kyvernoApplyPolicy runs `kyverno apply` with the given policy documents.
+func kyvernoApplyPolicy(t testing.TB, policyYAML []byte, pods []corev1.Pod) map[string]corev1.Pod {
+	t.Helper()
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "policy.yaml")
+	require.NoError(t, os.WriteFile(policy, policyYAML, 0o600))
+
+	var docs [][]byte
+	for _, p := range pods {
+		b, err := yaml.Marshal(p)
+		require.NoError(t, err)
+		docs = append(docs, b)
+	}
+	resources := filepath.Join(dir, "pods.yaml")
+	require.NoError(t, os.WriteFile(resources, bytes.Join(docs, []byte("\n---\n")), 0o600))
+	out := runKyvernoApply(t, policy, resources)
+
+	mutated, err := os.ReadFile(out)
+	require.NoError(t, err)
+	result := map[string]corev1.Pod{}
+	m, err := proxytest.Parse(string(mutated))
+	require.NoError(t, err)
+	for _, o := range m.Objects {
+		var p corev1.Pod
+		require.NoError(t, o.Decode(&p), "kyverno output:\n%s", o.Raw)
+		result[p.Name] = p
+	}
+	require.Len(t, result, len(pods), "every pod comes back")
+	return result
+}
+
+// runKyvernoApply runs `kyverno apply` and returns the file with the resources it left.
+func runKyvernoApply(t testing.TB, policy, resources string) string {
+	t.Helper()
+	out := filepath.Join(filepath.Dir(resources), "mutated.yaml")
+	cmd := exec.Command(kyvernoBinary(t), "apply", policy, "--resource", resources, "-o", out, "--remove-color")
+	output, err := cmd.CombinedOutput()
+	require.NoError(t, err, "kyverno apply:\n%s", output)
+	require.Contains(t, string(output), "error: 0", "kyverno apply reported errors:\n%s", output)
+	return out
+}
+
+// assertInjection checks every container of a pod against the injection rule.
+func assertInjection(t *testing.T, before, after corev1.Pod, proxyEnv []corev1.EnvVar, injected, override bool) {
+	t.Helper()
+	assert.Equal(t, fixture.ContainerOrder(before), fixture.ContainerOrder(after), "containers keep their order")
+	want := fixture.ContainerEnvs(before)
+	got := fixture.ContainerEnvs(after)
+	for name, own := range want {
+		if injected && !fixture.Skipped(before, name) {
+			assert.Equal(t, fixture.ExpectedEnv(own, proxyEnv, override), got[name], "%s", name)
+		} else {
+			assert.Equal(t, own, got[name], "%s must be left alone", name)
+		}
+	}
+}
+
+func TestKyvernoInjectsProxyEnv(t *testing.T) {
+	cases := fixture.PodCases()
+	var pods []corev1.Pod
+	for _, c := range cases {
+		pods = append(pods, c.Pod)
+	}
+	mutated := kyvernoApply(t, fixture.PolicyValuesPlain, pods)
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			assertInjection(t, c.Pod, mutated[c.Pod.Name], fixture.PolicyProxyEnv, c.Injected, false)
+		})
+	}
+}
+
+func TestKyvernoOverrideExisting(t *testing.T) {
+	own := fixture.Pod("own", "apps", nil,
+		fixture.Ctr("app", fixture.Val("TZ", "UTC"), fixture.Val("HTTP_PROXY", "http://own:8080"), fixture.ConfigMapRef("HTTPS_PROXY", "proxy", "url")),
+		fixture.Ctr("bare"))
+	mutated := kyvernoApply(t, fixture.PolicyValuesPlain+"policy: {overrideExisting: true}\n", []corev1.Pod{own})
+	got := mutated["own"]
+	assertInjection(t, own, got, fixture.PolicyProxyEnv, true, true)
+	// spelled out: replaced in place, the valueFrom gone whole
+	assert.Equal(t, []corev1.EnvVar{fixture.Val("TZ", "UTC"), fixture.PolicyProxyEnv[0], fixture.PolicyProxyEnv[1]}, got.Spec.Containers[0].Env[:3])
+}
+
+func TestKyvernoCredentials(t *testing.T) {
+	values := strings.Replace(fixture.PolicyValuesPlain,
+		"http: http://proxy.corp.example:3128\n  https: http://proxy.corp.example:3129",
+		`http: "http://svc-user:Zq%40w%&+@proxy.corp.example:3128"`+"\n"+`  https: "http://svc-user:Zq%40w%&+@proxy.corp.example:3129"`, 1)
+	require.Contains(t, values, "svc-user")
+	values += "native: {enabled: true, secretNamespaces: [apps]}\n"
+	cases := fixture.PodCases()[:3]
+	var pods []corev1.Pod
+	for _, c := range cases {
+		pods = append(pods, c.Pod)
+	}
+	mutated := kyvernoApply(t, values, pods)
+	for _, c := range cases {
+		after := mutated[c.Pod.Name]
+		assertInjection(t, c.Pod, after, fixture.SecretEnv(fixture.Release+"-proxy-credentials", true), true, false)
+		b, _ := yaml.Marshal(after)
+		assert.NotContains(t, string(b), "Zq", "the password must not reach the pod spec")
+	}
+}
+
+func TestKyvernoNamespaceInclude(t *testing.T) {
+	in := fixture.Pod("in-team", "team-a", nil, fixture.Ctr("app"))
+	out := fixture.Pod("elsewhere", "apps", nil, fixture.Ctr("app"))
+	mutated := kyvernoApply(t, fixture.PolicyValuesPlain+"namespaces: {include: [team-*]}\n", []corev1.Pod{in, out})
+	assertInjection(t, in, mutated["in-team"], fixture.PolicyProxyEnv, true, false)
+	assertInjection(t, out, mutated["elsewhere"], fixture.PolicyProxyEnv, false, false)
+}

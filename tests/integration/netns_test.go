@@ -1,0 +1,58 @@
+package integration
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// netns is a private network namespace for one test: its own lo with the
+// addresses the test names, its own /etc/hosts, and the test binary's echo
+// server (see playRole) on the given ports. Only addresses inside it are used.
+type netns struct {
+	Addrs     []string // IPv4 and IPv6 addresses put on lo
+	Hosts     string   // /etc/hosts inside
+	EchoPorts []string // ports the echo server listens on (all addresses)
+}
+
+// run runs script (bash, after the namespace is set up and the echo server answers)
+// and returns its output. Background processes the script starts end with it.
+func (n netns) run(t *testing.T, script string) string {
+	t.Helper()
+	for _, tool := range []string{"unshare", "ip", "curl"} {
+		_, err := exec.LookPath(tool)
+		require.NoError(t, err, "%s is missing: `make debian-packages` installs it", tool)
+	}
+	self, err := os.Executable()
+	require.NoError(t, err)
+	hosts := filepath.Join(t.TempDir(), "hosts")
+	require.NoError(t, os.WriteFile(hosts, []byte(n.Hosts), 0o644))
+	var b strings.Builder
+	b.WriteString("set -e\nip link set lo up\n")
+	for _, a := range n.Addrs {
+		if strings.Contains(a, ":") {
+			fmt.Fprintf(&b, "ip -6 addr add %s/128 dev lo nodad\n", a)
+		} else {
+			fmt.Fprintf(&b, "ip addr add %s/32 dev lo\n", a)
+		}
+	}
+	fmt.Fprintf(&b, "mount --bind %q /etc/hosts\n", hosts)
+	fmt.Fprintf(&b, "cd %q\n%s=echo-server %s=%s %q & echo_server=$!\n", t.TempDir(), testRoleVar, echoPortsVar, strings.Join(n.EchoPorts, ","), self)
+	b.WriteString("trap 'kill $(jobs -p) 2>/dev/null' EXIT\n")
+	fmt.Fprintf(&b, "for i in $(seq 100); do curl -q -s -o /dev/null --noproxy '*' http://127.0.0.1:%s/ && break; sleep 0.1; done\nset +e\n", n.EchoPorts[0])
+	b.WriteString(script)
+	b.WriteString("\nexit 0\n")
+	out, err := exec.Command("unshare", "--map-root-user", "--net", "--mount", "bash", "-c", b.String()).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return string(out)
+}
+
+// waitForPort is a bash loop that waits until a TCP port answers on host.
+func waitForPort(host string, port int) string {
+	return fmt.Sprintf("for i in $(seq 100); do (exec 3<>/dev/tcp/%s/%d) 2>/dev/null && break; sleep 0.1; done\n", host, port)
+}

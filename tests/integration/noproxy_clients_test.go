@@ -1,0 +1,233 @@
+package integration
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit/noproxy"
+	"github.com/proxykit/proxykit/tests/fixture"
+)
+
+// testRoleVar makes the test binary an echo server or a Go client (see playRole);
+// echoPortsVar lists the echo server's ports (default 8080,5000).
+const (
+	testRoleVar  = "PROXYKIT_TEST_ROLE"
+	echoPortsVar = "PROXYKIT_ECHO_PORTS"
+)
+
+// playRole runs the test binary as a helper process:
+//   - "echo-server" answers on every address at ports 8080 and 5000 (or $PROXYKIT_ECHO_PORTS) with "proxy"
+//     when the request came through tinyproxy (it adds a Via header) and
+//     "direct" otherwise;
+//   - "go-client" fetches each URL in its arguments with net/http's default
+//     client, which reads the proxy from the environment, and prints each body.
+func playRole(role string) int {
+	switch role {
+	case "echo-server":
+		handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Via") != "" {
+				fmt.Fprintln(w, "proxy")
+			} else {
+				fmt.Fprintln(w, "direct")
+			}
+		})
+		ports := []string{"8080", "5000"}
+		if p := os.Getenv(echoPortsVar); p != "" {
+			ports = strings.Split(p, ",")
+		}
+		for _, port := range ports {
+			l, err := net.Listen("tcp", ":"+port)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			go http.Serve(l, handler)
+		}
+		time.Sleep(10 * time.Minute) // the namespace's script kills it
+		return 0
+	case "tls-echo-server":
+		// HTTPS with httptest's own certificate: only an intercepting proxy told to
+		// skip verification (mitmproxy's ssl_insecure) reaches it
+		l, err := net.Listen("tcp", ":8443")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		server := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "secure") }))
+		server.Listener = l
+		server.StartTLS()
+		time.Sleep(10 * time.Minute)
+		return 0
+	case "go-client":
+		client := &http.Client{Timeout: 5 * time.Second}
+		for _, u := range flagArgs() {
+			resp, err := client.Get(u)
+			if err != nil {
+				fmt.Println("error")
+				fmt.Fprintln(os.Stderr, err)
+				continue
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			fmt.Print(string(b))
+		}
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "unknown role %q\n", role)
+	return 2
+}
+
+// flagArgs are the URLs after "--" on the command line.
+func flagArgs() []string {
+	for i, a := range os.Args {
+		if a == "--" {
+			return os.Args[i+1:]
+		}
+	}
+	return nil
+}
+
+// realClientTargets are reached inside the namespace: addresses on its lo and
+// names in its own /etc/hosts.
+var realClientTargets = []string{
+	"http://127.0.0.1:8080/", "http://localhost:8080/", "http://[::1]:8080/",
+	"http://10.96.0.1:8080/", "http://10.244.3.7:8080/", "http://[fd00:10:96::1]:8080/", "http://[fd00:10:244::5]:8080/",
+	"http://web.shop.svc.cluster.local:8080/", "http://web.shop.svc.cluster.local.:8080/",
+	"http://api.corp.example:8080/", "http://corp.example:8080/", "http://badcorp.example:8080/",
+	"http://registry.local:5000/", "http://registry.local:8080/",
+}
+
+const realClientHosts = `127.0.0.1 localhost
+::1 localhost
+10.96.0.10 web.shop.svc.cluster.local web.shop.svc.cluster.local.
+10.96.0.11 api.corp.example corp.example badcorp.example registry.local
+`
+
+// realClientNoProxy: the library's NO_PROXY for a dual-stack cluster with
+// installation entries, and two hand-written values with the forms the
+// clients disagree on (*., bare and bracketed IPv6, CIDRs, a port).
+func realClientNoProxy(t *testing.T) []string {
+	rendered := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, `
+proxy: {http: "http://proxy:3128", noProxy: ".corp.example,registry.local:5000"}
+cluster: {podCIDRs: [10.244.0.0/16, "fd00:10:244::/56"], serviceCIDRs: [10.96.0.0/12, "fd00:10:96::/112"], apiServer: "fd00:10:96::1", metadataEndpoints: false}
+`))["noProxy"]
+	return []string{rendered, "*.corp.example,10.96.0.1,::1,fd00:10:96::/112,cluster.local", "corp.example,[fd00:10:96::1],[::1]:8080,web.shop.svc.cluster.local.,10.244.0.0/16"}
+}
+
+// TestNoProxyModelsMatchRealClients runs curl, wget, Python's urllib and
+// requests (Debian's) and Go's net/http through a real tinyproxy, inside a
+// private network namespace, and asserts that package noproxy predicts for
+// every client, target and NO_PROXY exactly what the proxy saw.
+func TestNoProxyModelsMatchRealClients(t *testing.T) {
+	t.Parallel() // slow and independent: overlaps the other slow tests
+	for _, tool := range []string{"tinyproxy", "wget", "/usr/bin/python3"} {
+		_, err := exec.LookPath(tool)
+		require.NoError(t, err, "%s is missing: `make debian-packages` installs it", tool)
+	}
+	dir := t.TempDir()
+	self, err := os.Executable()
+	require.NoError(t, err)
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	proxyLog := filepath.Join(dir, "tinyproxy.log")
+	urllibScript := write("urllib_client.py", "import sys, urllib.request\nfor u in sys.argv[1:]:\n    try: print(urllib.request.urlopen(u, timeout=5).read().decode(), end='')\n    except Exception: print('error')\n")
+	requestsScript := write("requests_client.py", "import sys, requests\nfor u in sys.argv[1:]:\n    try: print(requests.get(u, timeout=5).text, end='')\n    except Exception: print('error')\n")
+	conf := write("tinyproxy.conf", fmt.Sprintf("Port 3128\nListen 127.0.0.1\nTimeout 10\nLogFile %q\nLogLevel Info\nMaxClients 50\nAllow 127.0.0.1\n", proxyLog))
+
+	type batch struct {
+		client noproxy.Client
+		mode   string // which variables are set: lower, upper
+		np     string
+	}
+	var batches []batch
+	values := realClientNoProxy(t)
+	for _, c := range noproxy.Clients {
+		for _, np := range values {
+			batches = append(batches, batch{c, "lower", np})
+		}
+		batches = append(batches, batch{c, "upper", values[0]})
+	}
+	envFor := func(b batch) map[string]string {
+		if b.mode == "upper" {
+			return map[string]string{"HTTP_PROXY": "http://127.0.0.1:3128", "NO_PROXY": b.np}
+		}
+		return map[string]string{"http_proxy": "http://127.0.0.1:3128", "no_proxy": b.np}
+	}
+	var script strings.Builder
+	fmt.Fprintf(&script, "tinyproxy -d -c %q &\n%s", conf, waitForPort("127.0.0.1", 3128))
+	for i, b := range batches {
+		var env []string
+		for k, v := range envFor(b) {
+			env = append(env, fmt.Sprintf("%s=%q", k, v))
+		}
+		vars := "env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin " + strings.Join(env, " ")
+		urls := strings.Join(realClientTargets, " ")
+		fmt.Fprintf(&script, "echo '=== %d'\n", i)
+		switch b.client {
+		case noproxy.Go:
+			fmt.Fprintf(&script, "%s %s=go-client %q -- %s\n", vars, testRoleVar, self, urls)
+		case noproxy.Curl:
+			fmt.Fprintf(&script, "for u in %s; do %s curl -q -s -m 5 \"$u\" || echo error; done\n", urls, vars)
+		case noproxy.Wget:
+			fmt.Fprintf(&script, "for u in %s; do %s wget -q -O - -T 5 -t 1 \"$u\" || echo error; done\n", urls, vars)
+		case noproxy.PythonURLLib:
+			fmt.Fprintf(&script, "%s /usr/bin/python3 %q %s\n", vars, urllibScript, urls)
+		case noproxy.PythonRequests:
+			fmt.Fprintf(&script, "%s /usr/bin/python3 %q %s\n", vars, requestsScript, urls)
+		}
+	}
+	out := netns{
+		Addrs:     []string{"10.96.0.1", "10.96.0.10", "10.96.0.11", "10.244.3.7", "fd00:10:96::1", "fd00:10:244::5"},
+		Hosts:     realClientHosts,
+		EchoPorts: []string{"8080", "5000"},
+	}.run(t, script.String())
+
+	results := map[int][]string{}
+	current := -1
+	sc := bufio.NewScanner(strings.NewReader(string(out)))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if n, ok := strings.CutPrefix(line, "=== "); ok {
+			fmt.Sscan(n, &current)
+			continue
+		}
+		if current >= 0 && (line == "direct" || line == "proxy" || line == "error") {
+			results[current] = append(results[current], line)
+		}
+	}
+	viaProxy := 0
+	for i, b := range batches {
+		got := results[i]
+		require.Len(t, got, len(realClientTargets), "client %s, %s case, NO_PROXY=%s:\n%s", b.client, b.mode, b.np, out)
+		for j, target := range realClientTargets {
+			d, err := noproxy.DecideEnv(b.client, envFor(b), target)
+			require.NoError(t, err)
+			want := map[bool]string{true: "direct", false: "proxy"}[d.Direct]
+			assert.Equal(t, want, got[j], "%s (%s case variables) %s with NO_PROXY=%s: the model says %s (entry %q), the real client went %s",
+				b.client, b.mode, target, b.np, want, d.Entry, got[j])
+			if got[j] == "proxy" {
+				viaProxy++
+			}
+		}
+	}
+	// the proxy's own log agrees: one request line per request it carried
+	logText, err := os.ReadFile(proxyLog)
+	require.NoError(t, err)
+	assert.Equal(t, viaProxy, strings.Count(string(logText), "Request (file descriptor"), "tinyproxy's log")
+}

@@ -1,0 +1,107 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit/tests/fixture"
+)
+
+func TestProxyNeedsAPodOrServiceNetwork(t *testing.T) {
+	const on = `proxy: {http: "http://proxy:3128"}` + "\n"
+	cases := []struct {
+		name, values string
+		ok           bool
+	}{
+		{"proxy off", `cluster: {}`, true},
+		{"no network known", on, false},
+		{"only the node network known", on + `cluster: {nodeCIDRs: [192.168.0.0/24]}`, false},
+		{"only the API server known", on + `cluster: {apiServer: 10.96.0.1}`, false},
+		{"pod CIDRs", on + `cluster: {podCIDRs: [10.244.0.0/16]}`, true},
+		{"service CIDRs", on + `cluster: {serviceCIDRs: "10.96.0.0/12"}`, true},
+		{"a CIDR among noProxy entries", `proxy: {http: "http://proxy:3128", noProxy: "a.example,10.0.0.0/8"}`, true},
+		{"a CIDR in cluster.proxy.noProxy, as a cluster-values Secret carries it", `cluster: {proxy: {https: "http://p:1", noProxy: "10.0.0.0/8"}}`, true},
+		{"the explicit opt-out", on + `cluster: {requireNetworks: false}`, true},
+		{"existingSecret alone: NO_PROXY comes from that Secret", `proxy: {existingSecret: corp-proxy}`, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.ok {
+				fixture.Render(t, fixture.Fixture, tc.values)
+				return
+			}
+			fixture.AssertFailsNaming(t, fixture.Fixture, tc.values, "cluster.podCIDRs", "cluster.serviceCIDRs", "cluster.requireNetworks: false", "proxy.http")
+		})
+	}
+}
+
+func TestProxyResolutionPrecedence(t *testing.T) {
+	cases := []struct {
+		name                      string
+		values                    string
+		http, https, noProxyEntry string
+		enabled                   bool
+	}{
+		{
+			name:   "nothing set: off",
+			values: ``,
+		},
+		{
+			name:   "global.proxy alone turns it on",
+			values: "global: {proxy: {http: \"http://g:1\", https: \"http://g:2\", noProxy: g.example}}\ncluster: {requireNetworks: false}",
+			http:   "http://g:1", https: "http://g:2", noProxyEntry: "g.example", enabled: true,
+		},
+		{
+			name: "cluster.proxy beats global.proxy per key",
+			values: `
+global: {proxy: {http: "http://g:1", https: "http://g:2", noProxy: g.example}}
+cluster: {proxy: {https: "http://c:2"}, requireNetworks: false}
+`,
+			http: "http://g:1", https: "http://c:2", noProxyEntry: "g.example", enabled: true,
+		},
+		{
+			name: "proxy beats cluster.proxy; an empty string counts as unset",
+			values: `
+global: {proxy: {http: "http://g:1", https: "http://g:2", noProxy: g.example}}
+cluster: {proxy: {http: "http://c:1", https: "http://c:2", noProxy: c.example}, requireNetworks: false}
+proxy: {http: "", https: "http://p:2", noProxy: p.example}
+`,
+			http: "http://c:1", https: "http://p:2", noProxyEntry: "p.example", enabled: true,
+		},
+		{
+			name: "an empty noProxy list counts as unset",
+			values: `
+cluster: {proxy: {http: "http://c:1", noProxy: "c.example"}, requireNetworks: false}
+proxy: {noProxy: []}
+`,
+			http: "http://c:1", noProxyEntry: "c.example", enabled: true,
+		},
+		{
+			name:   "noProxy alone does not turn the proxy on",
+			values: `proxy: {noProxy: "a.example"}`,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, tc.values))
+			var config struct{ HTTP, HTTPS, NoProxy string }
+			require.NoError(t, fixture.YAMLUnmarshal(h["config"], &config))
+			assert.Equal(t, tc.http, config.HTTP)
+			assert.Equal(t, tc.https, config.HTTPS)
+			assert.Equal(t, h["noProxy"], config.NoProxy, "proxy.config carries the full NO_PROXY")
+			if tc.enabled {
+				assert.Equal(t, "true", h["enabled"])
+				assert.Contains(t, strings.Split(config.NoProxy, ","), tc.noProxyEntry)
+			} else {
+				assert.Equal(t, "", h["enabled"])
+				assert.Equal(t, "", config.NoProxy)
+				assert.Equal(t, "[]", h["env"], "no proxy variable when the proxy is off")
+				assert.Equal(t, "", h["dropIn"])
+				assert.Equal(t, "{}", h["certManager"])
+			}
+		})
+	}
+}
