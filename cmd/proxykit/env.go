@@ -8,67 +8,71 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// envFormats are the helpers `proxykit env` renders: the output is the library's,
+// never rebuilt here (one source of truth for names, order, quoting and escaping).
+var envFormats = map[string]string{
+	"dotenv":  "proxykit.systemd.envFile", // without the `export ` of each line
+	"shell":   "proxykit.systemd.envFile",
+	"yaml":    "proxykit.systemd.envFile", // its lines read back into a map
+	"systemd": "proxykit.systemd.dropIn",
+}
+
 // runEnv prints the resolved proxy variables themselves (credentials included:
 // this is for the machine that needs them), both cases, as nodes get them.
 func runEnv(args []string, _ io.Reader, stdout io.Writer) error {
 	fs := flagSet("env")
 	v := addValueFlags(fs)
-	format := fs.String("format", "dotenv", "dotenv, systemd or yaml")
+	format := fs.String("format", "dotenv", "dotenv, shell, systemd or yaml")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usagef("takes no arguments, got %q", strings.Join(fs.Args(), " "))
 	}
-	if *format == "systemd" {
-		out, err := include(v, "proxykit.systemd.dropIn")
-		if err != nil {
-			return err
-		}
-		if out == "" {
-			return usagef("the proxy is off: set proxy.http or proxy.https")
-		}
-		_, err = io.WriteString(stdout, out)
-		return err
+	helper, ok := envFormats[*format]
+	if !ok {
+		return usagef("--format: %q is not one of dotenv, shell, systemd, yaml", *format)
 	}
-	if *format != "dotenv" && *format != "yaml" {
-		return usagef("--format: %q is not one of dotenv, systemd, yaml", *format)
-	}
-	out, err := include(v, "proxykit.proxy.config")
+	out, err := include(v, helper)
 	if err != nil {
 		return err
 	}
-	var config struct{ HTTP, HTTPS, NoProxy string }
-	if err := yaml.Unmarshal([]byte(out), &config); err != nil {
-		return err
-	}
-	if config.HTTP == "" && config.HTTPS == "" {
+	if strings.TrimSpace(out) == "" {
 		return usagef("the proxy is off: set proxy.http or proxy.https")
 	}
-	var names, vals []string
-	for _, pair := range [][2]string{{"HTTP_PROXY", config.HTTP}, {"HTTPS_PROXY", config.HTTPS}, {"NO_PROXY", config.NoProxy}} {
-		if pair[1] != "" {
-			names, vals = append(names, pair[0]), append(vals, pair[1])
+	out = strings.TrimLeft(out, "\n")
+	switch *format {
+	case "dotenv":
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		for i, line := range lines {
+			lines[i] = strings.TrimPrefix(line, "export ")
 		}
-	}
-	for i := range names[:len(names)] {
-		names, vals = append(names, strings.ToLower(names[i])), append(vals, vals[i])
-	}
-	if *format == "yaml" {
-		m := map[string]string{}
-		for i, n := range names {
-			m[n] = vals[i]
-		}
-		b, err := yaml.Marshal(m)
+		out = strings.Join(lines, "\n") + "\n"
+	case "yaml":
+		vars, err := readEnvFile(out)
 		if err != nil {
 			return err
 		}
-		_, err = stdout.Write(b)
-		return err
+		b, err := yaml.Marshal(vars)
+		if err != nil {
+			return err
+		}
+		out = string(b)
 	}
-	for i, n := range names {
-		// single quotes keep & $ % and spaces literal for shells, compose and python-dotenv
-		fmt.Fprintf(stdout, "%s='%s'\n", n, strings.ReplaceAll(vals[i], "'", `'\''`))
+	_, err = io.WriteString(stdout, out)
+	return err
+}
+
+// readEnvFile reads the `export NAME='value'` lines of proxykit.systemd.envFile,
+// whose values are single-quoted with a "'" written as '\''.
+func readEnvFile(text string) (map[string]string, error) {
+	vars := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		name, quoted, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+		if !ok || len(quoted) < 2 || quoted[0] != '\'' || quoted[len(quoted)-1] != '\'' {
+			return nil, fmt.Errorf("proxykit env: the library's environment file has a line this version cannot read")
+		}
+		vars[name] = strings.ReplaceAll(quoted[1:len(quoted)-1], `'\''`, "'")
 	}
-	return nil
+	return vars, nil
 }

@@ -2,7 +2,7 @@
 // values, and audits rendered manifests.
 //
 //	proxykit noproxy [-f VALUES]... [--set K=V]...
-//	proxykit env [-f VALUES]... [--set K=V]... [--format dotenv|systemd|yaml]
+//	proxykit env [-f VALUES]... [--set K=V]... [--format dotenv|shell|systemd|yaml]
 //	proxykit check [-f VALUES]... [--set K=V]... [-o text|json] [FILE|-]
 //	proxykit explain --no-proxy LIST [--client NAME]... [-o text|json] TARGET...
 //
@@ -38,7 +38,7 @@ type command struct {
 
 var commands = []command{
 	{"noproxy", "[-f VALUES]... [--set K=V]...", "the NO_PROXY the library renders for these values", runNoProxy},
-	{"env", "[-f VALUES]... [--set K=V]... [--format dotenv|systemd|yaml]", "the proxy variables, for VMs, CI runners and systemd", runEnv},
+	{"env", "[-f VALUES]... [--set K=V]... [--format dotenv|shell|systemd|yaml]", "the proxy variables, for VMs, CI runners and systemd", runEnv},
 	{"check", "[-f VALUES]... [--set K=V]... [-o text|json] [FILE|-]", "check rendered manifests (helm template ... | proxykit check -f v.yaml -)", runCheck},
 	{"explain", "--no-proxy LIST [--client NAME]... [-o text|json] TARGET...", "per target and client: direct or through the proxy, and the entry that matched", runExplain},
 }

@@ -11,7 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
 
+	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/internal/testfs"
 )
 
@@ -158,4 +160,35 @@ func TestHelpExitsZero(t *testing.T) {
 	}
 	_, stdout, _ := runCLI(t, "", "check", "--help")
 	assert.Contains(t, stdout, "--values")
+}
+
+// TestEnvIsTheLibrarysEnvFile: every format of `proxykit env` is the library's own
+// output (proxykit.systemd.envFile, proxykit.systemd.dropIn), never rebuilt in Go,
+// and a password with a quote survives each byte-exact.
+func TestEnvIsTheLibrarysEnvFile(t *testing.T) {
+	url := `http://u:it's%40export%20'x'@proxy.corp:3128`
+	values := filepath.Join(t.TempDir(), "v.yaml")
+	require.NoError(t, os.WriteFile(values, []byte("proxy: {http: \""+url+"\"}\ncluster: {serviceCIDRs: [10.96.0.0/12]}\n"), 0o600))
+	envFile, err := proxykit.Include("proxykit.systemd.envFile", map[string]any{
+		"proxy": map[string]any{"http": url}, "cluster": map[string]any{"serviceCIDRs": []any{"10.96.0.0/12"}}})
+	require.NoError(t, err)
+
+	code, shell, stderr := runCLI(t, "", "env", "-f", values, "--format", "shell")
+	require.Equal(t, 0, code, stderr)
+	assert.Equal(t, strings.TrimLeft(envFile, "\n"), shell)
+
+	_, dotenv, _ := runCLI(t, "", "env", "-f", values)
+	assert.Equal(t, strings.ReplaceAll(shell, "\nexport ", "\n")[len("export "):], dotenv, "the same lines without export")
+
+	_, yamlOut, _ := runCLI(t, "", "env", "-f", values, "--format", "yaml")
+	var vars map[string]string
+	require.NoError(t, yaml.Unmarshal([]byte(yamlOut), &vars))
+	assert.Equal(t, url, vars["HTTP_PROXY"])
+	assert.Equal(t, url, vars["http_proxy"])
+	assert.NotContains(t, vars, "HTTPS_PROXY", "no https proxy set")
+
+	// bash reads the shell format back byte-exact
+	out, err := exec.Command("bash", "-c", shell+"\nprintf %s \"$HTTP_PROXY\"").Output()
+	require.NoError(t, err)
+	assert.Equal(t, url, string(out))
 }
