@@ -28,7 +28,9 @@ func helmTemplate(t *testing.T, binary, chart, valuesFile string) map[string]any
 }
 
 // TestHelm3AndHelm4RenderTheSame renders every chart and example with each of its
-// values files under the Helm 3 CLI (go.mod) and the Helm 4 CLI (tools/helm4).
+// values files under the Helm 3 CLI (go.mod) and the Helm 4 CLI (tools/helm4), and
+// in process through proxytest, which the render tests use: all three give the
+// same objects, so the fast render tests judge what users' helm renders.
 func TestHelm3AndHelm4RenderTheSame(t *testing.T) {
 	helm3, helm4 := fixture.Path("bin", "helm"), fixture.Path("bin", "helm4")
 	_, err := os.Stat(helm4)
@@ -57,6 +59,15 @@ func TestHelm3AndHelm4RenderTheSame(t *testing.T) {
 			v4 := helmTemplate(t, helm4, r.chart, r.values)
 			assert.NotEmpty(t, v3)
 			assert.Equal(t, v3, v4)
+			values := ""
+			if r.values != "" {
+				b, err := os.ReadFile(r.values)
+				require.NoError(t, err)
+				values = string(b)
+			}
+			inProcess, err := fixture.RenderAs(r.chart, fixture.Release, fixture.Namespace, values)
+			require.NoError(t, err)
+			assert.Equal(t, v3, objectsByName(t, inProcess), "proxytest renders what helm renders")
 		})
 	}
 }
