@@ -128,7 +128,8 @@ e2e: tools
 ## merge baseline, a full render, kyverno apply on 1, 20 and 200 containers, proxytest.Render
 ## against `helm template` as a process, and `proxykit check` on 100 and 1,000 Deployments
 bench: tools
-	$(GO) test -count=3 -run '^$$' -bench . -skip AdmissionLatency -benchmem -benchtime 3x ./tests/ ./tests/integration/ ./cmd/proxykit/ | tee $(BIN)/bench.txt
+	$(GO) test -count=3 -run '^$$' -bench . -skip 'AdmissionLatency|ProxytestRender|HelmTemplateProcess' -benchmem -benchtime 3x ./tests/ ./tests/integration/ ./cmd/proxykit/ | tee $(BIN)/bench.txt
+	$(GO) test -count=10 -run '^$$' -bench 'ProxytestRender|HelmTemplateProcess' -benchtime 20x ./tests/integration/ | tee -a $(BIN)/bench.txt
 	$(GO) test -count=1 -run '^$$' -bench AdmissionLatency -benchtime 1x ./tests/integration/ | tee -a $(BIN)/bench.txt
 	@./hack/bench-ratio.sh $(BIN)/bench.txt
 

@@ -24,10 +24,13 @@ const factsSource = `{{- $args := dict "context" $ -}}
 {{- range $e := include "proxykit.proxy.env" $args | fromYamlArray }}{{ $names = append $names $e.name }}{{ end -}}
 {{- toJson (dict "cluster" (include "proxykit.cluster.facts" $args | fromJson) "variables" $names) -}}`
 
+// factsFile is shared by every render: rendering only reads it.
+var factsFile = &chart.File{Name: factsTemplate, Data: []byte(factsSource)}
+
 // addFactsTemplate adds factsTemplate to c; the chart's template list is its own
 // copy (cloneChart shares the slice with the cached load).
 func addFactsTemplate(c *chart.Chart) {
-	c.Templates = append(slices.Clip(c.Templates), &chart.File{Name: factsTemplate, Data: []byte(factsSource)})
+	c.Templates = append(slices.Clip(c.Templates), factsFile)
 }
 
 // readFacts merges the facts of every chart of the render that uses proxykit: an

@@ -1,6 +1,7 @@
 package proxytest
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -50,6 +51,7 @@ func loadChart(chartDir string) (*chart.Chart, error) {
 	if err != nil {
 		return nil, fmt.Errorf("proxytest: load %s: %w", chartDir, err)
 	}
+	stripLibraryComments(c)
 	loaded.Store(dir, &loadedChart{fingerprint: fp.String(), chart: c})
 	return cloneChart(c), nil
 }
@@ -75,4 +77,43 @@ func cloneChart(c *chart.Chart) *chart.Chart {
 	}
 	out.SetDependencies(deps...)
 	return &out
+}
+
+// stripLibraryComments removes the doc comments of every library chart in the
+// tree, once per load: Helm parses every template again on each render, and a
+// library such as proxykit is half documentation.
+func stripLibraryComments(c *chart.Chart) {
+	if c.Metadata != nil && c.Metadata.Type == "library" {
+		templates := make([]*chart.File, len(c.Templates))
+		for i, f := range c.Templates {
+			templates[i] = &chart.File{Name: f.Name, Data: stripDocComments(f.Data)}
+		}
+		c.Templates = templates
+	}
+	for _, d := range c.Dependencies() {
+		stripLibraryComments(d)
+	}
+}
+
+// stripDocComments removes each template comment that opens a line and carries
+// no trim markers ("{{/*" ... "*/}}"): it renders nothing and trims nothing, so
+// removing it, and keeping the line's end, changes no output.
+func stripDocComments(text []byte) []byte {
+	const open, closing = "\n{{/*", "*/}}"
+	out := make([]byte, 0, len(text))
+	rest := append([]byte("\n"), text...) // a comment on the first line opens a line too
+	for {
+		i := bytes.Index(rest, []byte(open))
+		if i < 0 {
+			break
+		}
+		j := bytes.Index(rest[i+len(open):], []byte(closing))
+		if j < 0 {
+			break
+		}
+		out = append(out, rest[:i+1]...) // keep the newline before the comment
+		rest = rest[i+len(open)+j+len(closing):]
+	}
+	out = append(out, rest...)
+	return out[1:]
 }

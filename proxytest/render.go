@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/Masterminds/semver/v3"
@@ -94,6 +95,7 @@ func RenderE(chartDir string, opts ...Option) (*Manifests, error) {
 	if err := addEmbeddedLibrary(c, o.embedded); err != nil {
 		return nil, err
 	}
+	pruneLibraries(c)
 	files, values, err := proxykit.RenderWithValues(c, o.values, o.release, o.namespace)
 	if err != nil {
 		return nil, err
@@ -126,7 +128,7 @@ func addEmbeddedLibrary(c *chart.Chart, replace bool) error {
 			c.SetDependencies(slices.DeleteFunc(slices.Clone(c.Dependencies()), func(d *chart.Chart) bool { return d.Name() == dep.Name })...)
 		}
 		if !hasDependency(c, dep.Name) {
-			lib, err := proxykit.Library()
+			lib, err := embeddedLibrary()
 			if err != nil {
 				return err
 			}
@@ -170,4 +172,25 @@ func mergeValues(dst, src map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+var (
+	embeddedOnce sync.Once
+	embedded     *chart.Chart
+	embeddedErr  error
+)
+
+// embeddedLibrary is the library embedded in this module, loaded and stripped of
+// its doc comments once; each render gets its own copy.
+func embeddedLibrary() (*chart.Chart, error) {
+	embeddedOnce.Do(func() {
+		embedded, embeddedErr = proxykit.Library()
+		if embeddedErr == nil {
+			stripLibraryComments(embedded)
+		}
+	})
+	if embeddedErr != nil {
+		return nil, embeddedErr
+	}
+	return cloneChart(embedded), nil
 }

@@ -10,16 +10,19 @@ Output: "4" or "6" when it parses, nothing otherwise. Never fails.
 Leading zeros in IPv4 octets are rejected, as netip does (they read as octal elsewhere).
 */}}
 {{- define "proxykit.validate.ipVersion" -}}
+{{- /* string functions, not regexMatch: sprig compiles a pattern on every call,
+       and this runs for every address and entry of every render */ -}}
 {{- $addr := . -}}
-{{- if regexMatch "^[0-9]{1,3}(\\.[0-9]{1,3}){3}$" $addr -}}
+{{- $octets := splitList "." $addr -}}
+{{- if and (eq (len $octets) 4) (not (contains ":" $addr)) -}}
   {{- $ok := true -}}
-  {{- range $octet := splitList "." $addr -}}
-    {{- if or (gt (atoi $octet) 255) (and (gt (len $octet) 1) (hasPrefix "0" $octet)) -}}
+  {{- range $octet := $octets -}}
+    {{- if or (not $octet) (gt (len $octet) 3) (trimAll "0123456789" $octet) (gt (atoi $octet) 255) (and (gt (len $octet) 1) (hasPrefix "0" $octet)) -}}
       {{- $ok = false -}}
     {{- end -}}
   {{- end -}}
   {{- if $ok }}4{{ end -}}
-{{- else if and (contains ":" $addr) (regexMatch "^[0-9A-Fa-f:.]+$" $addr) (not (contains ":::" $addr)) -}}
+{{- else if and (contains ":" $addr) (not (trimAll "0123456789abcdefABCDEF:." $addr)) (not (contains ":::" $addr)) -}}
   {{- /* "::" may appear once; it stands for at least one zero group. */ -}}
   {{- $halves := splitList "::" $addr -}}
   {{- $last := sub (len $halves) 1 -}}
@@ -29,7 +32,7 @@ Leading zeros in IPv4 octets are rejected, as netip does (they read as octal els
     {{- if and $ok $half -}}
       {{- $parts := splitList ":" $half -}}
       {{- range $pi, $part := $parts -}}
-        {{- if regexMatch "^[0-9A-Fa-f]{1,4}$" $part -}}
+        {{- if and $part (le (len $part) 4) (not (trimAll "0123456789abcdefABCDEF" $part)) -}}
           {{- $groups = add1 $groups -}}
         {{- else if and (eq $hi $last) (eq $pi (sub (len $parts) 1)) (eq (include "proxykit.validate.ipVersion" $part) "4") -}}
           {{- /* an embedded IPv4 tail such as ::ffff:10.0.0.1 fills two groups */ -}}
@@ -58,7 +61,8 @@ Output: nothing; fails on `10.0.0.0/33`, `fd00::/129`, `10.0.0/8`, a bare addres
   {{- $bits = last $parts -}}
 {{- end -}}
 {{- $max := ternary 32 128 (eq $version "4") -}}
-{{- if or (not $version) (not (regexMatch "^(0|[1-9][0-9]{0,2})$" $bits)) (gt (atoi $bits) $max) -}}
+{{- $digits := and $bits (le (len $bits) 3) (not (trimAll "0123456789" $bits)) (or (eq $bits "0") (not (hasPrefix "0" $bits))) -}}
+{{- if or (not $version) (not $digits) (gt (atoi $bits) $max) -}}
   {{- fail (printf "proxykit: %s: %q is not a valid CIDR (want e.g. 10.244.0.0/16 or fd00::/108)" .key .value) -}}
 {{- end -}}
 {{- end -}}
@@ -73,8 +77,12 @@ Output: nothing. Rejects C0 controls (NUL...US; tab, newline and carriage return
         carry a password.
 */}}
 {{- define "proxykit.validate.controlChars" -}}
-{{- $class := ternary "[\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x{9F}]" "[\\x00-\\x1F\\x7F-\\x{9F}]" (eq (toString .multiline) "true") -}}
-{{- $bad := regexFind $class .value -}}
+{{- $bad := "" -}}
+{{- /* %q escapes every control character: a value it leaves as is holds none, and needs no regex */ -}}
+{{- if ne (printf "%q" .value) (print "\"" .value "\"") -}}
+  {{- $class := ternary "[\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x{9F}]" "[\\x00-\\x1F\\x7F-\\x{9F}]" (eq (toString .multiline) "true") -}}
+  {{- $bad = regexFind $class .value -}}
+{{- end -}}
 {{- if $bad -}}
   {{- fail (printf "proxykit: %s contains the control character %q; remove it" .key $bad) -}}
 {{- end -}}
@@ -91,8 +99,12 @@ Output: "4" or "6" for an IP address, "name" for a DNS name (letters, digits,
 {{- $version := include "proxykit.validate.ipVersion" . -}}
 {{- if $version -}}
 {{ $version }}
-{{- else if and (le (len .) 253) (regexMatch "^[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(\\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\\.?$" .) (not (regexMatch "^[0-9.]+$" .)) -}}
-name
+{{- else if and (le (len .) 253) (regexMatch "^[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*\\.?$" .) (trimAll "0123456789." .) -}}
+  {{- /* labels of at most 63: counted here, because a {0,61} in the pattern makes
+         RE2 compile a program six times the size on every call (sprig caches none) */ -}}
+  {{- $short := true -}}
+  {{- range $label := splitList "." (trimSuffix "." .) }}{{ if gt (len $label) 63 }}{{ $short = false }}{{ end }}{{ end -}}
+  {{- if $short }}name{{ end -}}
 {{- end -}}
 {{- end -}}
 

@@ -1,0 +1,57 @@
+package proxytest
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"helm.sh/helm/v3/pkg/chart"
+)
+
+func TestStripDocComments(t *testing.T) {
+	cases := []struct{ name, in, want string }{
+		{"a doc comment on the first line", "{{/* doc\nmore */}}\n{{- define \"a\" -}}x{{- end -}}\n", "\n{{- define \"a\" -}}x{{- end -}}\n"},
+		{"between defines, the line end kept", "{{ define \"a\" }}x{{ end }}\n{{/* b */}}\n{{ define \"b\" }}y{{ end }}", "{{ define \"a\" }}x{{ end }}\n\n{{ define \"b\" }}y{{ end }}"},
+		{"a trimming comment stays: it trims", "a\n{{- /* c */ -}}\nb", "a\n{{- /* c */ -}}\nb"},
+		{"a comment inside a line stays", "x {{/* c */}} y", "x {{/* c */}} y"},
+		{"an unclosed comment stays", "a\n{{/* open", "a\n{{/* open"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, string(stripDocComments([]byte(tc.in))))
+		})
+	}
+}
+
+func TestPruneLibraries(t *testing.T) {
+	lib := func() *chart.Chart {
+		return &chart.Chart{Metadata: &chart.Metadata{Name: "lib", Type: "library"}, Templates: []*chart.File{
+			{Name: "templates/_a.tpl", Data: []byte(`{{- define "lib.a" -}}{{ include "lib.b" . }}{{- end -}}`)},
+			{Name: "templates/_b.tpl", Data: []byte(`{{- define "lib.b" -}}b{{- end -}}`)},
+			{Name: "templates/_c.tpl", Data: []byte(`{{- define "lib.c" -}}{{ .Values.include }}{{- end -}}`)},
+		}}
+	}
+	app := func(template string) *chart.Chart {
+		c := &chart.Chart{Metadata: &chart.Metadata{Name: "app", Type: "application"},
+			Templates: []*chart.File{{Name: "templates/cm.yaml", Data: []byte(template)}}}
+		c.AddDependency(lib())
+		return c
+	}
+	files := func(c *chart.Chart) []string {
+		var names []string
+		for _, f := range c.Dependencies()[0].Templates {
+			names = append(names, f.Name)
+		}
+		return names
+	}
+
+	c := app(`x: {{ include "lib.a" . }} {{ .Values.namespaces.include }}`)
+	pruneLibraries(c)
+	assert.Equal(t, []string{"templates/_a.tpl", "templates/_b.tpl"}, files(c), "lib.c is reached by nothing")
+
+	for _, dynamic := range []string{`{{ include .Values.helper . }}`, `{{ include (printf "lib.%s" "c") . }}`, `{{ tpl .Values.t . }}`} {
+		c := app(dynamic)
+		pruneLibraries(c)
+		require.Len(t, files(c), 3, "%s: a helper named at render time keeps every file", dynamic)
+	}
+}
