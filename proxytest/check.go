@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"golang.org/x/net/http/httpproxy"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // The rules of Check, as Finding.Rule names them.
@@ -80,7 +79,7 @@ func Check(m *Manifests, c Cluster) []Finding {
 		add := func(rule, format string, args ...any) {
 			findings = append(findings, Finding{Object: ctr.Object, Container: ctr.Name, Rule: rule, Message: fmt.Sprintf(format, args...)})
 		}
-		env := resolveEnv(m, ctr.Container)
+		env := resolveEnv(m, ctr)
 
 		var missing, missingRefs, exposed []string
 		for _, name := range ProxyVariables {
@@ -177,7 +176,8 @@ type containerEnv struct {
 }
 
 // resolveEnv applies envFrom, then env, as the kubelet does: env wins.
-func resolveEnv(m *Manifests, c corev1.Container) containerEnv {
+func resolveEnv(m *Manifests, ctr Container) containerEnv {
+	c, ns := ctr.Container, ctr.Namespace
 	env := containerEnv{vars: map[string]envValue{}}
 	for _, src := range c.EnvFrom {
 		kind, name, optional := "ConfigMap", "", false
@@ -188,7 +188,7 @@ func resolveEnv(m *Manifests, c corev1.Container) containerEnv {
 		} else {
 			continue
 		}
-		data, ok := objectData(m, kind, name)
+		data, ok := objectData(m, kind, name, ns)
 		if !ok {
 			if !optional {
 				env.missingSources = append(env.missingSources, kind+"/"+name)
@@ -204,9 +204,9 @@ func resolveEnv(m *Manifests, c corev1.Container) containerEnv {
 		case e.ValueFrom == nil:
 			env.vars[e.Name] = envValue{value: e.Value, from: "value"}
 		case e.ValueFrom.SecretKeyRef != nil:
-			env.vars[e.Name] = keyRef(m, "Secret", e.ValueFrom.SecretKeyRef.Name, e.ValueFrom.SecretKeyRef.Key)
+			env.vars[e.Name] = keyRef(m, "Secret", e.ValueFrom.SecretKeyRef.Name, e.ValueFrom.SecretKeyRef.Key, ns)
 		case e.ValueFrom.ConfigMapKeyRef != nil:
-			env.vars[e.Name] = keyRef(m, "ConfigMap", e.ValueFrom.ConfigMapKeyRef.Name, e.ValueFrom.ConfigMapKeyRef.Key)
+			env.vars[e.Name] = keyRef(m, "ConfigMap", e.ValueFrom.ConfigMapKeyRef.Name, e.ValueFrom.ConfigMapKeyRef.Key, ns)
 		default:
 			env.vars[e.Name] = envValue{from: "other"}
 		}
@@ -214,8 +214,8 @@ func resolveEnv(m *Manifests, c corev1.Container) containerEnv {
 	return env
 }
 
-func keyRef(m *Manifests, kind, name, key string) envValue {
-	data, ok := objectData(m, kind, name)
+func keyRef(m *Manifests, kind, name, key, namespace string) envValue {
+	data, ok := objectData(m, kind, name, namespace)
 	if !ok {
 		return envValue{from: kind + "/" + name, missing: kind + "/" + name}
 	}
@@ -226,9 +226,10 @@ func keyRef(m *Manifests, kind, name, key string) envValue {
 	return envValue{value: v, from: kind + "/" + name}
 }
 
-// objectData is a ConfigMap's data or a Secret's data (decoded) and stringData.
-func objectData(m *Manifests, kind, name string) (map[string]string, bool) {
-	o := m.Find(kind, name)
+// objectData is a ConfigMap's data or a Secret's data (decoded) and stringData,
+// of the object in that namespace: a Pod reads only its own namespace's.
+func objectData(m *Manifests, kind, name, namespace string) (map[string]string, bool) {
+	o := m.FindIn(kind, name, namespace)
 	if o == nil {
 		return nil, false
 	}
@@ -252,11 +253,14 @@ func objectData(m *Manifests, kind, name string) (map[string]string, bool) {
 	return out, true
 }
 
-var userInfoURL = regexp.MustCompile(`(?i)https?://[^\s/@"'<>]+(:[^\s"'<>]*)?@[^\s/@"'<>]`)
+// userInfoURL is a URL of any scheme (http, https, socks5, socks5h, ...) with
+// user-info: anything but "/", "@" and blanks between "://" and an "@" that a
+// host follows. Quotes count: a password may hold them.
+var userInfoURL = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s@]*@[^\s/@]`)
 
 func hasUserInfo(s string) bool {
 	for _, field := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
-		if u, err := url.Parse(field); err == nil && u.User != nil && (u.Scheme == "http" || u.Scheme == "https") {
+		if u, err := url.Parse(field); err == nil && u.User != nil && u.Host != "" {
 			return true
 		}
 	}

@@ -31,10 +31,15 @@ type Manifests struct {
 	// in every container; nil (after Parse, or with the proxy off) means all six.
 	Variables []string
 
+	// Namespace is the release namespace: objects rendered without a namespace
+	// land there (empty after Parse: such objects match any namespace).
+	Namespace string
+
 	proxyOff bool // proxykit rendered with no proxy URL: findings say so
 
-	mu    sync.Mutex
-	index map[string]int // "Kind/name" -> position in Objects, built by Find
+	mu      sync.Mutex
+	index   map[string][]int // "Kind/name" -> positions in Objects, built by Find
+	indexed int              // len(Objects) when index was built
 }
 
 // Object is one rendered Kubernetes object.
@@ -47,6 +52,8 @@ type Object struct {
 	Content map[string]any
 	// Raw is the document as rendered, comments included.
 	Raw string
+
+	template *corev1.PodTemplateSpec // the pod template, decoded once by Parse and Render
 }
 
 // ID is "Kind/name", how findings name an object.
@@ -56,20 +63,34 @@ func (o Object) ID() string { return o.Kind + "/" + o.Name }
 type Container struct {
 	Object string // "Kind/name" of the object that holds the pod template
 	List   string // "containers", "initContainers" or "ephemeralContainers"
+	// Namespace is the namespace of the object that holds the pod template (the
+	// release namespace when it has none; empty when unknown, after Parse).
+	Namespace string
 	// Annotations are the pod template's annotations, where the opt-outs live.
 	Annotations map[string]string
 	corev1.Container
 }
 
 var (
-	docSeparator = regexp.MustCompile(`(?m)^---[ \t]*$`)
+	// a document starts at a line "---", blanks or a comment may follow it
+	docSeparator = regexp.MustCompile(`(?m)^---[ \t]*(?:#.*)?$`)
+	// ... or at "--- " with the document's first line after it ("--- {a: 1}")
+	docOnSeparator = regexp.MustCompile(`(?m)^---[ \t]+([^#\s].*)$`)
 	sourceLine   = regexp.MustCompile(`(?m)^# Source: [^/]+/(.+)$`)
 )
+
+// splitDocuments splits a YAML stream into its documents.
+func splitDocuments(text string) []string {
+	if strings.Contains(text, "--- ") || strings.Contains(text, "---\t") {
+		text = docOnSeparator.ReplaceAllString(text, "---\n$1")
+	}
+	return docSeparator.Split(text, -1)
+}
 
 // Parse reads manifests as `helm template` or terratest's RenderTemplate print them.
 func Parse(manifests string) (*Manifests, error) {
 	m := &Manifests{}
-	for _, doc := range docSeparator.Split(manifests, -1) {
+	for _, doc := range splitDocuments(manifests) {
 		source := ""
 		if s := sourceLine.FindStringSubmatch(doc); s != nil {
 			source = s[1]
@@ -93,7 +114,7 @@ func parseRendered(chartName string, files map[string]string) (*Manifests, error
 	sort.Strings(names)
 	m := &Manifests{}
 	for _, name := range names {
-		for _, doc := range docSeparator.Split(files[name], -1) {
+		for _, doc := range splitDocuments(files[name]) {
 			if err := m.add(strings.TrimPrefix(name, chartName+"/"), doc); err != nil {
 				return nil, err
 			}
@@ -114,35 +135,103 @@ func isManifest(chartName, name string) bool {
 func (m *Manifests) add(source, doc string) error {
 	var content map[string]any
 	if err := yaml.Unmarshal([]byte(doc), &content); err != nil {
-		return fmt.Errorf("proxytest: %s: not YAML: %w", source, err)
+		return fmt.Errorf("proxytest: %s: not YAML: %w", sourceOrDocument(source), err)
 	}
 	if len(content) == 0 {
 		return nil
 	}
-	meta, _ := content["metadata"].(map[string]any)
+	return m.addObject(source, doc, content)
+}
+
+// addObject adds one decoded object; a List (what `kubectl get -o yaml` prints)
+// adds its items. An object whose pod template does not decode into the
+// Kubernetes type is an error: Check would otherwise judge nothing of it.
+func (m *Manifests) addObject(source, raw string, content map[string]any) error {
 	str := func(m map[string]any, k string) string { s, _ := m[k].(string); return s }
-	m.Objects = append(m.Objects, Object{
-		Kind: str(content, "kind"), Name: str(meta, "name"), Namespace: str(meta, "namespace"),
-		Source: source, Content: content, Raw: doc,
-	})
+	kind := str(content, "kind")
+	if kind == "List" || (strings.HasSuffix(kind, "List") && content["items"] != nil) {
+		items, ok := content["items"].([]any)
+		if !ok && content["items"] != nil {
+			return fmt.Errorf("proxytest: %s: a %s whose items are not a list", sourceOrDocument(source), kind)
+		}
+		for i, item := range items {
+			obj, ok := item.(map[string]any)
+			if !ok {
+				return fmt.Errorf("proxytest: %s: item %d of a %s is not an object", sourceOrDocument(source), i, kind)
+			}
+			b, err := yaml.Marshal(obj)
+			if err != nil {
+				return err
+			}
+			if err := m.addObject(source, string(b), obj); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	meta, _ := content["metadata"].(map[string]any)
+	o := Object{Kind: kind, Name: str(meta, "name"), Namespace: str(meta, "namespace"), Source: source, Content: content, Raw: raw}
+	if raw, ok := o.podTemplate(); ok {
+		tmpl, err := decodePodTemplate(raw)
+		if err != nil {
+			return fmt.Errorf("proxytest: %s %s: the pod template does not decode: %w", sourceOrDocument(source), o.ID(), err)
+		}
+		o.template = tmpl
+	}
+	m.Objects = append(m.Objects, o)
 	return nil
+}
+
+func sourceOrDocument(source string) string {
+	if source == "" {
+		return "a document"
+	}
+	return source
 }
 
 // Find returns the object of this kind and name (the first, if several), or nil.
 // Safe for concurrent use.
 func (m *Manifests) Find(kind, name string) *Object {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.index) != len(m.Objects) {
-		m.index = make(map[string]int, len(m.Objects))
-		for i := len(m.Objects) - 1; i >= 0; i-- {
-			m.index[m.Objects[i].ID()] = i
-		}
-	}
-	if i, ok := m.index[kind+"/"+name]; ok {
-		return &m.Objects[i]
+	if all := m.findAll(kind, name); len(all) > 0 {
+		return all[0]
 	}
 	return nil
+}
+
+// FindIn returns the object of this kind and name in a namespace, or nil. An
+// object rendered without a namespace is in the release namespace; after Parse,
+// where that is unknown, it matches any namespace.
+func (m *Manifests) FindIn(kind, name, namespace string) *Object {
+	for _, o := range m.findAll(kind, name) {
+		if ns := m.namespaceOf(*o); ns == "" || namespace == "" || ns == namespace {
+			return o
+		}
+	}
+	return nil
+}
+
+func (m *Manifests) namespaceOf(o Object) string {
+	if o.Namespace != "" {
+		return o.Namespace
+	}
+	return m.Namespace
+}
+
+func (m *Manifests) findAll(kind, name string) []*Object {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.index == nil || m.indexed != len(m.Objects) {
+		m.indexed = len(m.Objects)
+		m.index = make(map[string][]int, len(m.Objects))
+		for i := range m.Objects {
+			m.index[m.Objects[i].ID()] = append(m.index[m.Objects[i].ID()], i)
+		}
+	}
+	var out []*Object
+	for _, i := range m.index[kind+"/"+name] {
+		out = append(out, &m.Objects[i])
+	}
+	return out
 }
 
 // podTemplatePaths are where workload kinds keep their pod template (a Pod is its
@@ -185,19 +274,27 @@ func (o Object) podTemplate() (map[string]any, bool) {
 
 // PodTemplate returns the object's pod template (a Pod's own metadata and spec), if it has one.
 func (o Object) PodTemplate() (*corev1.PodTemplateSpec, bool) {
+	if o.template != nil {
+		return o.template.DeepCopy(), true
+	}
 	raw, ok := o.podTemplate()
 	if !ok {
 		return nil, false
 	}
+	tmpl, err := decodePodTemplate(raw)
+	return tmpl, err == nil
+}
+
+func decodePodTemplate(raw map[string]any) (*corev1.PodTemplateSpec, error) {
 	b, err := json.Marshal(map[string]any{"metadata": raw["metadata"], "spec": raw["spec"]})
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
 	var tmpl corev1.PodTemplateSpec
 	if err := json.Unmarshal(b, &tmpl); err != nil {
-		return nil, false
+		return nil, err
 	}
-	return &tmpl, true
+	return &tmpl, nil
 }
 
 // PodSpec returns the object's pod spec (a Pod's own, or its pod template's), if it has one.
@@ -220,7 +317,7 @@ func (m *Manifests) Containers() []Container {
 			continue
 		}
 		at := func(list string, c corev1.Container) Container {
-			return Container{Object: o.ID(), List: list, Annotations: tmpl.Annotations, Container: c}
+			return Container{Object: o.ID(), List: list, Namespace: m.namespaceOf(o), Annotations: tmpl.Annotations, Container: c}
 		}
 		for _, c := range tmpl.Spec.InitContainers {
 			out = append(out, at("initContainers", c))

@@ -105,6 +105,7 @@ func RenderE(chartDir string, opts ...Option) (*Manifests, error) {
 		return nil, err
 	}
 	m.Values = values
+	m.Namespace = o.namespace
 	if m.Cluster, m.Variables, m.proxyOff, err = readFacts(files); err != nil {
 		return nil, err
 	}

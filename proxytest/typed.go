@@ -88,7 +88,7 @@ func (m *Manifests) Container(t testing.TB, object, name string) Container {
 // from a fieldRef or resourceFieldRef, is left out.
 func (m *Manifests) Environment(c Container) map[string]string {
 	out := map[string]string{}
-	for name, v := range resolveEnv(m, c.Container).vars {
+	for name, v := range resolveEnv(m, c).vars {
 		if v.known() {
 			out[name] = v.value
 		}

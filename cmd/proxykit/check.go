@@ -9,6 +9,10 @@ import (
 	"github.com/proxykit/proxykit/proxytest"
 )
 
+// maxManifests bounds what check reads: a chart's render is a few MiB at most,
+// and /dev/zero or a wrong pipe must end in an error, not a read that never ends.
+const maxManifests = 64 << 20
+
 // runCheck reads rendered manifests from FILE or standard input ("-" or none)
 // and prints proxytest.Check's findings; cluster facts come from the values.
 func runCheck(args []string, stdin io.Reader, stdout io.Writer) error {
@@ -33,13 +37,19 @@ func runCheck(args []string, stdin io.Reader, stdout io.Writer) error {
 		defer f.Close()
 		in = f
 	}
-	text, err := io.ReadAll(in)
+	text, err := io.ReadAll(io.LimitReader(in, maxManifests+1))
 	if err != nil {
 		return usagef("read manifests: %v", err)
+	}
+	if len(text) > maxManifests {
+		return usagef("the input is larger than %d MiB; check the charts one by one", maxManifests>>20)
 	}
 	m, err := proxytest.Parse(string(text))
 	if err != nil {
 		return usagef("%v", err)
+	}
+	if len(m.Objects) == 0 {
+		return usagef("the input holds no Kubernetes object: pass the output of `helm template` (or `kubectl get -o yaml`), a file or - for standard input")
 	}
 	vals, err := v.merged()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"text/tabwriter"
 
 	"github.com/proxykit/proxykit/noproxy"
@@ -44,8 +45,9 @@ func runExplain(args []string, _ io.Reader, stdout io.Writer) error {
 		for _, c := range clients {
 			d, err := noproxy.Decide(c, *list, target)
 			if err != nil {
-				return usagef("%v", err)
+				return usagef("%s", redactUserInfo(err.Error()))
 			}
+			d.Target = redactUserInfo(d.Target)
 			decisions = append(decisions, d)
 		}
 	}
@@ -65,3 +67,8 @@ func runExplain(args []string, _ io.Reader, stdout io.Writer) error {
 	}
 	return w.Flush()
 }
+
+// userInfo is the user-info of a URL: nothing that looks like a password is echoed.
+var userInfo = regexp.MustCompile(`://[^/\s@]*@`)
+
+func redactUserInfo(s string) string { return userInfo.ReplaceAllString(s, "://***@") }

@@ -192,3 +192,38 @@ func TestEnvIsTheLibrarysEnvFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, url, string(out))
 }
+
+// Inputs on which check used to pass having judged nothing end in exit 2.
+func TestCheckNeverPassesOnNothing(t *testing.T) {
+	values := []string{"--set", "cluster.serviceCIDRs={10.96.0.0/12}"}
+	for name, input := range map[string]string{
+		"empty input":                    "",
+		"comments only":                  "# Source: x/templates/a.yaml\n---\n# nothing\n",
+		"a Deployment that won't decode": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {template: {spec: {containers: [{name: c, env: {A: b}}]}}}\n",
+		"not YAML":                       "{{ .Values }}: [",
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, input, append([]string{"check"}, values...)...)
+			assert.Equal(t, 2, code, "stdout: %s", stdout)
+			assert.NotEmpty(t, stderr)
+		})
+	}
+	t.Run("an endless input stops with an error", func(t *testing.T) {
+		f, err := os.Open("/dev/zero")
+		require.NoError(t, err)
+		defer f.Close()
+		var out, errOut bytes.Buffer
+		code := run(append([]string{"check"}, append(values, "-")...), f, &out, &errOut)
+		assert.Equal(t, 2, code)
+		assert.Contains(t, errOut.String(), "larger than 64 MiB")
+	})
+}
+
+func TestExplainNeverEchoesUserInfo(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		code, stdout, stderr := runCLI(t, "", "explain", "--no-proxy", "localhost", "-o", format, "http://svc:S3cretPW@proxy.corp.example:3128/x")
+		assert.Equal(t, 0, code, stderr)
+		assert.NotContains(t, stdout+stderr, "S3cretPW")
+		assert.Contains(t, stdout, "http://***@proxy.corp.example:3128/x")
+	}
+}
