@@ -57,3 +57,15 @@ if [ -n "$none50" ]; then
     }'
   done
 fi
+
+# NO_PROXY entries and an unknown key's length: 10x the input, at most 11x the time
+for pair in "NoProxyEntries/entries=1000-:NoProxyEntries/entries=10000-:noProxy entries 1,000 -> 10,000" "UnknownKey/length=20000-:UnknownKey/length=200000-:unknown key 20,000 -> 200,000 characters"; do
+  IFS=: read -r small large label <<<"$pair"
+  a=$(ns "$small"); b=$(ns "$large")
+  if [ -n "$a" ] && [ -n "$b" ]; then
+    awk -v a="$a" -v b="$b" -v l="$label" 'BEGIN {
+      printf "%s: %.0f ms -> %.0f ms, %.1fx (limit 11x)\n", l, a / 1e6, b / 1e6, b / a
+      if (b / a > 11) { print "FAIL: " l " grows faster than linearly"; exit 1 }
+    }'
+  fi
+done

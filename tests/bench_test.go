@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -89,5 +90,40 @@ func benchmarkRender(b *testing.B, values string) {
 		if _, err := fixture.RenderAs(fixture.Fixture, fixture.Release, fixture.Namespace, values); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// noProxyValues are values with n installation-wide NO_PROXY entries.
+func manyNoProxyEntries(n int) string {
+	entries := make([]string, n)
+	for i := range entries {
+		entries[i] = fmt.Sprintf("host%d.corp.example", i)
+	}
+	return "proxy: {http: 'http://proxy.corp:3128', noProxy: '" + strings.Join(entries, ",") + "'}\ncluster: {serviceCIDRs: [10.96.0.0/12]}\n"
+}
+
+// BenchmarkNoProxyEntries renders the fixture with 1,000 and 10,000 noProxy
+// entries; `make bench` checks that 10x the entries cost at most 11x the time.
+func BenchmarkNoProxyEntries(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		values := manyNoProxyEntries(n)
+		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				fixture.Render(b, fixture.Fixture, values)
+			}
+		})
+	}
+}
+
+// BenchmarkUnknownKey renders with an unknown key of 20,000 and 200,000 characters,
+// which fails naming it; `make bench` checks that the suggestion stays linear.
+func BenchmarkUnknownKey(b *testing.B) {
+	for _, n := range []int{20000, 200000} {
+		values := "cluster:\n  ? " + strings.Repeat("x", n) + "\n  : 1\n" // an explicit key: YAML caps implicit keys at 1,024 characters
+		b.Run(fmt.Sprintf("length=%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				fixture.RenderError(b, fixture.Fixture, values)
+			}
+		})
 	}
 }

@@ -27,9 +27,15 @@ Output: nothing; the message names the unknown key, the nearest known one when
 {{- range $name := keys .section | sortAlpha -}}
   {{- if not (has $name $known) -}}
     {{- $hint := "" -}}
-    {{- $nearest := include "proxykit.keys.nearest" (dict "name" $name "known" $known) -}}
-    {{- if $nearest }}{{ $hint = printf " (did you mean %s.%s?)" $.key $nearest }}{{ end -}}
-    {{- fail (printf "proxykit: unknown key %s.%s%s; the keys under %s are: %s" $.key $name $hint $.key (join ", " $known)) -}}
+    {{- /* no known key is longer than 64 characters: a longer name is near none, and is cut in the message */ -}}
+    {{- $shown := $name -}}
+    {{- if gt (len $name) 64 -}}
+      {{- $shown = printf "%s... (%d characters)" (trunc 64 $name) (len $name) -}}
+    {{- else -}}
+      {{- $nearest := include "proxykit.keys.nearest" (dict "name" $name "known" $known) -}}
+      {{- if $nearest }}{{ $hint = printf " (did you mean %s.%s?)" $.key $nearest }}{{ end -}}
+    {{- end -}}
+    {{- fail (printf "proxykit: unknown key %s.%s%s; the keys under %s are: %s" $.key $shown $hint $.key (join ", " $known)) -}}
   {{- end -}}
 {{- end -}}
 {{- end -}}
@@ -45,14 +51,21 @@ Output: the known key with the smallest edit distance when that distance is at
 {{- define "proxykit.keys.nearest" -}}
 {{- $best := dict "key" "" "distance" 1000 -}}
 {{- $a := lower .name | replace "_" "" | replace "-" "" -}}
+{{- $limit := max 2 (div (len $a) 3) -}}
 {{- range $key := .known -}}
   {{- $b := lower $key -}}
-  {{- $d := int (include "proxykit.keys.distance" (dict "a" $a "b" $b)) -}}
-  {{- /* a key cut short (cluster.metadata) is as near as one typo */ -}}
-  {{- if and (ge (len $a) 4) (or (hasPrefix $a $b) (hasPrefix $b $a)) }}{{ $d = 1 }}{{ end -}}
+  {{- $d := 1000 -}}
+  {{- if and (ge (len $a) 4) (or (hasPrefix $a $b) (hasPrefix $b $a)) -}}
+    {{- /* a key cut short (cluster.metadata) is as near as one typo */ -}}
+    {{- $d = 1 -}}
+  {{- else if le (sub (max (len $a) (len $b)) (min (len $a) (len $b))) $limit -}}
+    {{- /* the distance is at least the difference in length: a key too long or too short
+           to be within the limit is not measured (a 20,000-character key took 13 s) */ -}}
+    {{- $d = int (include "proxykit.keys.distance" (dict "a" $a "b" $b)) -}}
+  {{- end -}}
   {{- if lt $d (int $best.distance) }}{{ $_ := set $best "key" $key }}{{ $_ := set $best "distance" $d }}{{ end -}}
 {{- end -}}
-{{- if le (int $best.distance) (max 2 (div (len $a) 3)) }}{{ $best.key }}{{ end -}}
+{{- if le (int $best.distance) $limit }}{{ $best.key }}{{ end -}}
 {{- end -}}
 
 {{/*

@@ -76,20 +76,33 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
   {{- $entries = concat $entries (list "169.254.169.254" "metadata.google.internal" "168.63.129.16") -}}
 {{- end -}}
 
-{{- range $entry := include "proxykit.validate.list" (dict "value" .entries "key" .entriesKey) | fromJsonArray -}}
-  {{- $entries = concat $entries (include "proxykit.noProxy.entry" (dict "value" $entry "key" $.entriesKey) | fromJsonArray) -}}
+{{- /* installation-wide entries by position, kept in a dict: appending to a list
+       copies it, which grew the cost with the square of the entries */ -}}
+{{- $extra := dict -}}
+{{- range $i, $entry := include "proxykit.validate.list" (dict "value" .entries "key" .entriesKey) | fromJsonArray -}}
+  {{- $_ := set $extra (printf "%09d" $i) (include "proxykit.noProxy.entry" (dict "value" $entry "key" $.entriesKey) | fromJsonArray) -}}
   {{- if contains "/" $entry }}{{ $networks = true }}{{ end -}}
 {{- end -}}
+{{- $noProxy := include "proxykit.noProxy.join" (dict "entries" $entries "extra" $extra) -}}
+{{- toJson (dict "noProxy" $noProxy "networks" $networks "cluster" $facts) -}}
+{{- end -}}
 
+{{/*
+proxykit.noProxy.join — entries joined with ",", each once (first occurrence kept).
+Input:  dict "entries" <list> "extra" <dict of position (sortable) -> list of entries>
+Output: the NO_PROXY string, written out as it goes (linear in the entries).
+*/}}
+{{- define "proxykit.noProxy.join" -}}
 {{- $seen := dict -}}
-{{- $unique := list -}}
-{{- range $entry := $entries -}}
-  {{- if not (hasKey $seen $entry) -}}
-    {{- $_ := set $seen $entry true -}}
-    {{- $unique = append $unique $entry -}}
+{{- $first := true -}}
+{{- range $entry := .entries -}}
+  {{- if not (hasKey $seen $entry) }}{{ $_ := set $seen $entry true }}{{ if not $first }},{{ end }}{{ $entry }}{{ $first = false }}{{ end -}}
+{{- end -}}
+{{- range $at := keys .extra | sortAlpha -}}
+  {{- range $entry := index $.extra $at -}}
+    {{- if not (hasKey $seen $entry) }}{{ $_ := set $seen $entry true }}{{ if not $first }},{{ end }}{{ $entry }}{{ $first = false }}{{ end -}}
   {{- end -}}
 {{- end -}}
-{{- toJson (dict "noProxy" (join "," $unique) "networks" $networks "cluster" $facts) -}}
 {{- end -}}
 
 {{/*

@@ -234,7 +234,10 @@ Output: JSON list of trimmed, non-empty strings (decode with fromJsonArray). A l
 {{- else if not (kindIs "slice" $items) -}}
   {{- fail (printf "proxykit: %s must be a list or a comma-separated string, got %s" .key (kindOf $items)) -}}
 {{- end -}}
-{{- $out := list -}}
+{{- /* written out as it goes, not appended to a list: append copies the list,
+       which made 10,000 entries cost 100 times what 1,000 do */ -}}
+[
+{{- $first := true -}}
 {{- range $i, $item := $items -}}
   {{- if not (kindIs "string" $item) -}}
     {{- fail (printf "proxykit: %s[%d] must be a string, got %s" $.key $i (kindOf $item)) -}}
@@ -243,11 +246,12 @@ Output: JSON list of trimmed, non-empty strings (decode with fromJsonArray). A l
   {{- include "proxykit.validate.controlChars" (dict "value" $item "key" $key "multiline" true) -}}
   {{- range $part := splitList "," $item -}}
     {{- $part = trim $part -}}
-    {{- if regexMatch "\\s" $part -}}
+    {{- /* what \s matches; other control characters failed above */ -}}
+    {{- if or (contains " " $part) (contains "\t" $part) (contains "\n" $part) (contains "\r" $part) -}}
       {{- fail (printf "proxykit: %s: %q contains whitespace" $key $part) -}}
     {{- end -}}
-    {{- if $part }}{{ $out = append $out $part }}{{ end -}}
+    {{- if $part }}{{ if not $first }},{{ end }}{{ toJson $part }}{{ $first = false }}{{ end -}}
   {{- end -}}
 {{- end -}}
-{{- toJson $out -}}
+]
 {{- end -}}
