@@ -305,7 +305,8 @@ func (c Cluster) Targets() []string {
 		}
 	}
 	if c.Metadata {
-		targets = append(targets, "http://169.254.169.254/latest/meta-data", "http://metadata.google.internal/computeMetadata/v1", "http://168.63.129.16")
+		targets = append(targets, "http://169.254.169.254/latest/meta-data", "http://metadata.google.internal/computeMetadata/v1", "http://168.63.129.16",
+			"http://[fd00:ec2::254]/latest/meta-data")
 	}
 	return targets
 }

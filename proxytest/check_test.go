@@ -13,7 +13,7 @@ import (
 	"github.com/proxykit/proxykit/internal/testfs"
 )
 
-const goodNoProxy = "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,169.254.169.254,metadata.google.internal,168.63.129.16"
+const goodNoProxy = "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,169.254.169.254,metadata.google.internal,168.63.129.16,fd00:ec2::254,[fd00:ec2::254]"
 
 var testCluster = Cluster{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1", Metadata: true}
 
@@ -70,7 +70,7 @@ func TestCheckRules(t *testing.T) {
 			[]string{RuleMissingProxyEnv}},
 		{"case mismatch", pod(strings.Replace(plainEnv("http://proxy:3128", goodNoProxy), `https_proxy, value: "http://proxy:3128"`, `https_proxy, value: "http://other:3128"`, 1), ""),
 			[]string{RuleCaseMismatch}},
-		{"NO_PROXY without the service network and API server", pod(plainEnv("http://proxy:3128", "localhost,cluster.local,cluster.local.,svc,10.244.0.0/16,169.254.169.254,metadata.google.internal,168.63.129.16"), ""),
+		{"NO_PROXY without the service network and API server", pod(plainEnv("http://proxy:3128", "localhost,cluster.local,cluster.local.,svc,10.244.0.0/16,169.254.169.254,metadata.google.internal,168.63.129.16,fd00:ec2::254,[fd00:ec2::254]"), ""),
 			[]string{RuleNoProxyGap}},
 		{"NO_PROXY is *", pod(plainEnv("http://proxy:3128", "*"), ""), []string{RuleProxyBypassedForPublicHosts}},
 		{"NO_PROXY bypasses everything by CIDR", pod(plainEnv("http://proxy:3128", goodNoProxy+",0.0.0.0/0"), ""), []string{RuleProxyBypassedForPublicHosts}},

@@ -96,6 +96,8 @@ func TestHTTPProxyBadValues(t *testing.T) {
 		{"no network", "image: {repository: x}\n", "set cluster.podCIDRs and cluster.nodeCIDRs"},
 		{"a bad allow entry", fixture.HTTPProxyValues + `tinyproxy: {allow: [corp.example]}`, `tinyproxy.allow[0]: "corp.example" is not an IP address or CIDR`},
 		{"a bad allow CIDR", fixture.HTTPProxyValues + `tinyproxy: {allow: [10.0.0.0/40]}`, "tinyproxy.allow[0]"},
+		{"every address allowed: an open proxy", fixture.HTTPProxyValues + `tinyproxy: {allow: [0.0.0.0/0]}`, `tinyproxy.allow[0]: "0.0.0.0/0" covers every address`},
+		{"every IPv6 address allowed", fixture.HTTPProxyValues + `tinyproxy: {allow: ["::/0"]}`, `tinyproxy.allow[0]: "::/0" covers every address`},
 		{"no CONNECT ports", fixture.HTTPProxyValues + `tinyproxy: {connectPorts: []}`, "connectPorts"},
 		{"a bad listen address", fixture.HTTPProxyValues + `tinyproxy: {listen: "0.0.0"}`, `tinyproxy.listen: "0.0.0" is not an IP address`},
 		{"an https upstream", fixture.HTTPProxyValues + `upstream: {url: "https://proxy:3128"}`, "upstream.url: tinyproxy speaks plain HTTP"},

@@ -13,7 +13,8 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
   svc                                 short service names (name.namespace.svc)
   cluster.podCIDRs, cluster.serviceCIDRs, cluster.nodeCIDRs
   cluster.apiServer                   listed explicitly: no client resolves names to match CIDRs
-  169.254.169.254, metadata.google.internal, 168.63.129.16   unless cluster.metadataEndpoints is false
+  169.254.169.254, metadata.google.internal, 168.63.129.16, fd00:ec2::254, [fd00:ec2::254]
+                                      unless cluster.metadataEndpoints is false
   entries                             installation-wide bypasses (see proxykit.noProxy.entry)
   Every IPv6 address is listed bare and in brackets: Python's urllib compares the
   URL's host text, which keeps the brackets.
@@ -29,7 +30,7 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
 {{- end -}}
 {{- include "proxykit.validate.controlChars" (dict "value" $domain "key" "cluster.domain") -}}
 {{- $domain = trimSuffix "." (trim $domain) -}}
-{{- if ne (include "proxykit.validate.host" $domain) "name" -}}
+{{- if or (hasSuffix "." $domain) (ne (include "proxykit.validate.host" $domain) "name") -}}
   {{- fail (printf "proxykit: cluster.domain: %q is not a DNS domain such as cluster.local" $domain) -}}
 {{- end -}}
 {{- $entries := list "localhost" "127.0.0.1" "::1" "[::1]" $domain (printf "%s." $domain) "svc" -}}
@@ -72,8 +73,9 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
 {{- end -}}
 {{- $_ := set $facts "metadata" $metadata -}}
 {{- if $metadata -}}
-  {{- /* AWS, GCP and Azure instance metadata, GCP's name for it, Azure's platform address (wireserver) */ -}}
-  {{- $entries = concat $entries (list "169.254.169.254" "metadata.google.internal" "168.63.129.16") -}}
+  {{- /* AWS, GCP and Azure instance metadata, GCP's name for it, Azure's platform address
+         (wireserver), and AWS's IPv6 instance metadata (bare and bracketed, as every IPv6 address) */ -}}
+  {{- $entries = concat $entries (list "169.254.169.254" "metadata.google.internal" "168.63.129.16" "fd00:ec2::254" "[fd00:ec2::254]") -}}
 {{- end -}}
 
 {{- /* installation-wide entries by position, kept in a dict: appending to a list

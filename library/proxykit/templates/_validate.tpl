@@ -50,7 +50,8 @@ Leading zeros in IPv4 octets are rejected, as netip does (they read as octal els
 {{/*
 proxykit.validate.cidr — fail unless the value is an IPv4 or IPv6 CIDR.
 Input:  dict "value" <string> "key" <values key named in the message>
-Output: nothing; fails on `10.0.0.0/33`, `fd00::/129`, `10.0.0/8`, a bare address.
+Output: nothing; fails on `10.0.0.0/33`, `fd00::/129`, `10.0.0/8`, a bare address,
+        and on `0.0.0.0/0` and `::/0`, which cover every address.
 */}}
 {{- define "proxykit.validate.cidr" -}}
 {{- $parts := splitList "/" .value -}}
@@ -64,6 +65,9 @@ Output: nothing; fails on `10.0.0.0/33`, `fd00::/129`, `10.0.0/8`, a bare addres
 {{- $digits := and $bits (le (len $bits) 3) (not (trimAll "0123456789" $bits)) (or (eq $bits "0") (not (hasPrefix "0" $bits))) -}}
 {{- if or (not $version) (not $digits) (gt (atoi $bits) $max) -}}
   {{- fail (printf "proxykit: %s: %q is not a valid CIDR (want e.g. 10.244.0.0/16 or fd00::/108)" .key .value) -}}
+{{- end -}}
+{{- if eq $bits "0" -}}
+  {{- fail (printf "proxykit: %s: %q covers every address; name the networks instead (in NO_PROXY it sends every host around the proxy, as \"*\" would; in an allow list it opens the proxy to everyone)" .key .value) -}}
 {{- end -}}
 {{- end -}}
 
