@@ -1,6 +1,10 @@
 package tests
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"strings"
 	"testing"
 
@@ -51,6 +55,9 @@ func TestTrustedCABadValues(t *testing.T) {
 		{"base64 that is no certificate", "-----BEGIN CERTIFICATE-----\naGVsbG8gd29ybGQ=\n-----END CERTIFICATE-----\n", "certificate 1 is not"},
 		// the template checks the PEM and DER shape (a SEQUENCE with a long-form length), not every field
 		{"the second of two broken", ca + strings.Replace(ca, body, "MAAA"+body[4:], 1), "certificate 2 is not"},
+		// an RSA key's DER in CERTIFICATE armour: the shape of a certificate (a SEQUENCE
+		// with a two-byte long-form length) holds, its first element does not
+		{"a private key in CERTIFICATE armour", rsaKeyAsCertificate(t), "certificate 1 is not a base64 DER X.509 certificate"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,4 +69,15 @@ func TestTrustedCABadValues(t *testing.T) {
 	}
 	two, _ := fixture.NewCA(t, "second")
 	fixture.Render(t, fixture.Fixture, fixture.TrustValues(t, "proxy", ca+two))
+}
+
+// rsaKeyAsCertificate is a 2048-bit RSA private key (PKCS#8, 1,200 bytes of DER)
+// written as a CERTIFICATE PEM block.
+func rsaKeyAsCertificate(t *testing.T) string {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(der), "0\x82"), "a long-form SEQUENCE, as a certificate's")
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }

@@ -178,7 +178,8 @@ proxykit.validate.certificates — fail unless a value is one or more PEM certif
 Input:  dict "value" <string> "key" <values key named in the message>
 Output: nothing. Each block must be a "CERTIFICATE" PEM block whose body is base64
         of DER that starts as an X.509 certificate does (a SEQUENCE with a long-form
-        length); text outside the blocks fails, so a private key pasted beside the
+        length whose first element is a SEQUENCE: a private key in CERTIFICATE armour
+        starts with an INTEGER and fails); text outside the blocks fails, so a private key pasted beside the
         certificate never goes to a ConfigMap.
 */}}
 {{- define "proxykit.validate.certificates" -}}
@@ -196,8 +197,11 @@ Output: nothing. Each block must be a "CERTIFICATE" PEM block whose body is base
   {{- if and (regexMatch "^[A-Za-z0-9+/]+={0,2}$" $body) (eq (mod (len $body) 4) 0) -}}
     {{- $der = b64dec $body -}}
   {{- end -}}
-  {{- if not (or (hasPrefix "0\x82" $der) (hasPrefix "0\x83" $der)) -}}
-    {{- fail (printf "proxykit: %s: certificate %d is not a base64 DER X.509 certificate" $.key (add1 $i)) -}}
+  {{- /* a certificate is a SEQUENCE whose first element, tbsCertificate, is a SEQUENCE
+         ("0"); a private key put inside CERTIFICATE armour starts with an INTEGER there */ -}}
+  {{- $certificate := or (and (hasPrefix "0\x82" $der) (eq (substr 4 5 $der) "0")) (and (hasPrefix "0\x83" $der) (eq (substr 5 6 $der) "0")) -}}
+  {{- if not $certificate -}}
+    {{- fail (printf "proxykit: %s: certificate %d is not a base64 DER X.509 certificate (a private key or other data in CERTIFICATE armour, say); give only the CA certificates" $.key (add1 $i)) -}}
   {{- end -}}
 {{- end -}}
 {{- end -}}
