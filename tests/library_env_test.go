@@ -267,3 +267,13 @@ func sidecarText(r *proxytest.Manifests) string {
 	text := fixture.SourceText(r, "templates/deployment.yaml")
 	return text[strings.Index(text, "name: sidecar"):]
 }
+
+// Names the API server accepts pass: printable ASCII other than "=", quotes and
+// backslashes included (they take generateEnv's slower check).
+func TestGenerateEnvAcceptsEveryNameKubernetesDoes(t *testing.T) {
+	for _, name := range []string{"A.B-c_1", "lower", `quo"te`, `back\slash`, "with space", "~!@#$%^&*()"} {
+		r := fixture.Render(t, fixture.Fixture, fixture.ValuesYAML(t, map[string]any{"app": map[string]any{"env": []any{map[string]any{"name": name, "value": "v"}}}}))
+		env := r.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env
+		assert.Equal(t, name, env[len(env)-1].Name)
+	}
+}

@@ -160,10 +160,29 @@ fast path; anything else goes through proxykit.env.entry.
   {{- if and (kindIs "string" $name) (trim $name) }}{{ else -}}
     {{- fail (printf "proxykit.generateEnv: %s[%d] has no name: %s" $label $i (include "proxykit.validate.redact" (toJson $entry))) -}}
   {{- end -}}
+  {{- /* the API server's rule: printable ASCII other than "=". %+q leaves a name
+         of printable ASCII without quote or backslash as is: one printf per entry */ -}}
+  {{- if or (contains "=" $name) (and (ne (printf "%+q" $name) (print "\"" $name "\"")) (not (regexMatch "^[ -~]+$" $name))) -}}
+    {{- fail (printf "proxykit.generateEnv: %s[%d]: the name %+q is not an environment variable name Kubernetes accepts (printable ASCII, no \"=\")" $label $i $name) -}}
+  {{- end -}}
   {{- $text := "" -}}
   {{- if and (kindIs "string" $entry.value) (not (hasKey $entry "valueFrom")) -}}
     {{- $text = printf "\n- name: %s\n  value: %s" (toJson $name) (toJson $entry.value) -}}
   {{- else if and (kindIs "map" $entry.valueFrom) (not (hasKey $entry "value")) -}}
+    {{- /* the common, valid shapes checked inline; the helper names what is wrong */ -}}
+    {{- $from := $entry.valueFrom -}}
+    {{- $valid := false -}}
+    {{- if eq (len $from) 1 -}}
+      {{- if or (hasKey $from "fieldRef") (hasKey $from "resourceFieldRef") (hasKey $from "fileKeyRef") -}}
+        {{- $valid = true -}}
+      {{- else -}}
+        {{- $selector := index $from (ternary "secretKeyRef" "configMapKeyRef" (hasKey $from "secretKeyRef")) -}}
+        {{- $valid = and (kindIs "map" $selector) (kindIs "string" $selector.name) (kindIs "string" $selector.key) (trim $selector.name) (trim $selector.key) -}}
+      {{- end -}}
+    {{- end -}}
+    {{- if not $valid -}}
+      {{- include "proxykit.env.valueFrom" (dict "value" $from "key" (printf "%s[%d] (%s)" $label $i $name)) -}}
+    {{- end -}}
     {{- $text = printf "\n- name: %s\n  valueFrom: %s" (toJson $name) (toJson $entry.valueFrom) -}}
   {{- else -}}
     {{- $text = include "proxykit.env.entry" (dict "entry" $entry "key" (printf "%s[%d] (%s)" $label $i $name)) -}}
@@ -174,6 +193,41 @@ fast path; anything else goes through proxykit.env.entry.
   {{- end -}}
   {{- $_ := set $byName $name $text -}}
 {{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+proxykit.env.valueFrom — fail unless a valueFrom is one the API server accepts.
+Input:  dict "value" <the valueFrom map> "key" <how messages name the entry>
+Output: nothing. Exactly one source (fieldRef, resourceFieldRef, configMapKeyRef,
+        secretKeyRef, fileKeyRef); a configMapKeyRef or secretKeyRef names its
+        object and key.
+*/}}
+{{- define "proxykit.env.valueFrom" -}}
+{{- $sources := list "fieldRef" "resourceFieldRef" "configMapKeyRef" "secretKeyRef" "fileKeyRef" -}}
+{{- $set := list -}}
+{{- range $k, $v := .value -}}
+  {{- if not (has $k $sources) -}}
+    {{- fail (printf "proxykit.generateEnv: %s: valueFrom.%s is not a source Kubernetes knows (%s)" $.key $k (join ", " $sources)) -}}
+  {{- end -}}
+  {{- $set = append $set $k -}}
+{{- end -}}
+{{- if ne (len $set) 1 -}}
+  {{- fail (printf "proxykit.generateEnv: %s: valueFrom must name exactly one of %s, got %d" .key (join ", " $sources) (len $set)) -}}
+{{- end -}}
+{{- range $ref := list "configMapKeyRef" "secretKeyRef" -}}
+  {{- if hasKey $.value $ref -}}
+    {{- $selector := index $.value $ref -}}
+    {{- if not (kindIs "map" $selector) -}}
+      {{- fail (printf "proxykit.generateEnv: %s: valueFrom.%s must be a map with name and key" $.key $ref) -}}
+    {{- end -}}
+    {{- range $field := list "name" "key" -}}
+      {{- $v := index $selector $field -}}
+      {{- if not (and (kindIs "string" $v) (trim $v)) -}}
+        {{- fail (printf "proxykit.generateEnv: %s: valueFrom.%s.%s is required" $.key $ref $field) -}}
+      {{- end -}}
+    {{- end -}}
+  {{- end -}}
 {{- end -}}
 {{- end -}}
 
@@ -196,6 +250,7 @@ Output: the entry's text; nothing for {name: X, value: null} (a removal).
   {{- if ne (toString ($value | default "")) "" -}}
     {{- fail (printf "proxykit.generateEnv: %s sets both value and valueFrom" .key) -}}
   {{- end -}}
+  {{- include "proxykit.env.valueFrom" (dict "value" $valueFrom "key" .key) -}}
   {{- printf "\n- name: %s\n  valueFrom: %s" (toJson $name) (toJson $valueFrom) -}}
 {{- else if and (hasKey $entry "value") (kindIs "invalid" $value) -}}
   {{- /* value: null removes the name */ -}}
