@@ -141,6 +141,10 @@ func TestChartOperatorBadValues(t *testing.T) {
 		{"bootstrap never falls back to the Service ClusterIP", `cluster: {apiServer: 10.96.0.1}
 chartOperator: {bootstrap: {enabled: true}}`, "chartOperator.bootstrap.apiServerHost is required"},
 		{"bootstrap endpoint with a port", "proxy: {http: \"http://p:1\"}\ncluster: {serviceCIDRs: [10.96.0.0/16]}\nchartOperator: {bootstrap: {enabled: true, apiServerHost: \"api.example:6443:1\"}}", "chartOperator.bootstrap.apiServerHost: \"api.example:6443:1\" is not a host name"},
+		// written into KUBERNETES_SERVICE_HOST, which client-go joins with the port itself
+		{"bootstrap endpoint host:port, proxy off", `chartOperator: {bootstrap: {enabled: true, apiServerHost: "api.example:6443"}}`, `chartOperator.bootstrap.apiServerHost: "api.example:6443" is not a host name or an IP address`},
+		{"bootstrap endpoint in brackets", `chartOperator: {bootstrap: {enabled: true, apiServerHost: "[fd00::1]"}}`, `"[fd00::1]" is not a host name or an IP address`},
+		{"bootstrap endpoint with a wildcard", `chartOperator: {bootstrap: {enabled: true, apiServerHost: "*.corp.example"}}`, `"*.corp.example" is not a host name or an IP address`},
 		{"port out of range", `chartOperator: {bootstrap: {apiServerPort: 70000}}`, "/chartOperator/bootstrap/apiServerPort"},
 		{"env entry without name", `chartOperator: {env: [{value: x}]}`, "env source 1[0] has no name"},
 		{"pull policy", `chartOperator: {image: {pullPolicy: Sometimes}}`, "/chartOperator/image/pullPolicy"},

@@ -23,6 +23,10 @@ proxy.existingSecret, NO_PROXY comes from that Secret and must list it there.
 {{- if not $host -}}
   {{- fail "chart-operator: chartOperator.bootstrap.apiServerHost is required when chartOperator.bootstrap.enabled is true: the control-plane endpoint (host or IP, without port), not cluster.apiServer, the Service ClusterIP that is unreachable before the CNI" -}}
 {{- end -}}
+{{- /* client-go joins it with the port itself: a bare DNS name or IP address, IPv6 without brackets */ -}}
+{{- if not (include "proxykit.validate.host" $host) -}}
+  {{- fail (printf "chart-operator: chartOperator.bootstrap.apiServerHost: %q is not a host name or an IP address; give the host alone (the port goes in chartOperator.bootstrap.apiServerPort, an IPv6 address without brackets, no wildcard)" $host) -}}
+{{- end -}}
 {{- $env = list (dict "name" "KUBERNETES_SERVICE_HOST" "value" $host) (dict "name" "KUBERNETES_SERVICE_PORT" "value" (toString $b.apiServerPort)) -}}
 {{- $noProxy := include "proxykit.proxy.noProxy" (dict "context" . "extra" (list $host) "extraKey" "chartOperator.bootstrap.apiServerHost") -}}
 {{- if not (dig "existingSecret" "" .Values.proxy) -}}
