@@ -1,10 +1,14 @@
 package tests
 
 import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/proxykit/proxykit/proxytest"
@@ -81,7 +85,7 @@ cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], nodeCIDRs: "1
 proxy: {http: "http://proxy:3128", noProxy: ["fd00:1::53", "[FD00:1::54]", "[fd00:1::55]:5000", "::1"]}
 cluster: {serviceCIDRs: ["fd00:10:96::/112"], apiServer: "[fd00:10:96::1]", metadataEndpoints: false}
 `,
-			want: "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,fd00:10:96::/112,fd00:10:96::1,[fd00:10:96::1],fd00:1::53,[fd00:1::53],FD00:1::54,[FD00:1::54],[fd00:1::55]:5000",
+			want: "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,fd00:10:96::/112,fd00:10:96::1,[fd00:10:96::1],fd00:1::53,[fd00:1::53],fd00:1::54,[fd00:1::54],[fd00:1::55]:5000",
 		},
 		{
 			name: "list items holding commas are split like the string form",
@@ -169,4 +173,43 @@ func TestMetadataEndpointsIncludeAWSIPv6(t *testing.T) {
 	fixture.AssertProxySelection(t, with, []string{"http://[fd00:ec2::254]/latest/meta-data/"}, []string{fixture.ExternalURL})
 	without := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, fixture.PlainProxy+"\ncluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}\n"))["noProxy"]
 	assert.NotContains(t, without, "fd00:ec2::254")
+}
+
+// TestAddressesAreWrittenAsNetipPrintsThem: curl, wget and urllib compare an
+// address as text, so each address and CIDR is written in the canonical form
+// (net/netip's, IPv4-mapped addresses as IPv4, CIDRs without host bits), wherever
+// it comes from.
+func TestAddressesAreWrittenAsNetipPrintsThem(t *testing.T) {
+	addresses := []string{
+		"fd00:10:96:0:0:0:0:1", "fd00:10:96::0001", "FD00:10:96::1", "::ffff:10.96.0.1", "0:0:0:0:0:0:0:1",
+		"2001:db8:0:0:1:0:0:1", "2001:0db8:0000:0000:0000:ff00:0042:8329", "1:0:0:2:0:0:0:3", "1:2:3:4:5:6:7:8",
+		"::1.2.3.4", "64:ff9b::192.0.2.33", "fd00::", "::", "10.96.0.1",
+	}
+	for _, a := range addresses {
+		t.Run("apiServer "+a, func(t *testing.T) {
+			want := netip.MustParseAddr(a).Unmap().String()
+			noProxy := strings.Split(fixture.Helpers(t, fixture.Render(t, fixture.Fixture,
+				fmt.Sprintf("proxy: {http: 'http://p:1', noProxy: [%q]}\ncluster: {serviceCIDRs: [10.96.0.0/12], apiServer: %q}", a, a)))["noProxy"], ",")
+			assert.Contains(t, noProxy, want, "the API server")
+			assert.NotContains(t, noProxy[len(noProxy)-1], "::0", "no zero group written out")
+			if strings.Contains(want, ":") {
+				assert.Contains(t, noProxy, "["+want+"]")
+			}
+			if want != a {
+				assert.NotContains(t, noProxy, a, "the form as written is not listed")
+			}
+		})
+	}
+	cidrs := []string{"10.96.0.1/12", "10.244.1.0/16", "192.168.10.77/25", "10.0.0.0/8", "172.31.255.255/20",
+		"fd00:10:244:0:0:0:0:5/56", "FD00:10:96::1/112", "2001:db8:abcd:ef12::1/35", "fd00::1/128", "10.1.2.3/32"}
+	for _, c := range cidrs {
+		t.Run("podCIDR "+c, func(t *testing.T) {
+			want := netip.MustParsePrefix(c).Masked().String()
+			h := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, fmt.Sprintf("proxy: {http: 'http://p:1', noProxy: [%q]}\ncluster: {podCIDRs: [%q]}", c, c)))
+			assert.Contains(t, strings.Split(h["noProxy"], ","), want)
+			var facts struct{ PodCIDRs []string }
+			require.NoError(t, json.Unmarshal([]byte(h["clusterFacts"]), &facts))
+			assert.Equal(t, []string{want}, facts.PodCIDRs, "the facts proxytest judges with")
+		})
+	}
 }

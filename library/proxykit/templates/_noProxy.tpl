@@ -39,9 +39,11 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
 {{- $facts := dict "domain" $domain "apiServer" "" "metadata" true -}}
 {{- range $name := list "podCIDRs" "serviceCIDRs" "nodeCIDRs" -}}
   {{- $key := printf "cluster.%s" $name -}}
-  {{- $cidrs := include "proxykit.validate.list" (dict "value" (index $cluster $name) "key" $key) | fromJsonArray -}}
-  {{- range $cidr := $cidrs -}}
+  {{- $cidrs := list -}}
+  {{- range $cidr := include "proxykit.validate.list" (dict "value" (index $cluster $name) "key" $key) | fromJsonArray -}}
     {{- include "proxykit.validate.cidr" (dict "value" $cidr "key" $key) -}}
+    {{- $cidr = include "proxykit.validate.canonicalCIDR" $cidr -}}
+    {{- $cidrs = append $cidrs $cidr -}}
     {{- $entries = append $entries $cidr -}}
     {{- if ne $name "nodeCIDRs" }}{{ $networks = true }}{{ end -}}
   {{- end -}}
@@ -58,6 +60,10 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
   {{- $kind := include "proxykit.validate.host" $apiServer -}}
   {{- if not $kind -}}
     {{- fail (printf "proxykit: cluster.apiServer: %q must be a host name or an IP address, without scheme or port" $apiServer) -}}
+  {{- end -}}
+  {{- if ne $kind "name" -}}
+    {{- $apiServer = include "proxykit.validate.canonicalIP" $apiServer -}}
+    {{- $kind = ternary "6" "4" (contains ":" $apiServer) -}}
   {{- end -}}
   {{- $entries = append $entries $apiServer -}}
   {{- $_ := set $facts "apiServer" $apiServer -}}
@@ -111,10 +117,11 @@ Output: the NO_PROXY string, written out as it goes (linear in the entries).
 proxykit.noProxy.entry — one installation-wide NO_PROXY entry, checked and written portably.
 Input:  dict "value" <string, trimmed, no whitespace> "key" <values key named in the message>
 Output: JSON list of the entries to add:
-  10.0.0.0/8, fd00::/8            a CIDR, as written
+  10.0.0.0/8, fd00::/8            a CIDR, masked and in canonical form (10.0.0.1/8 is 10.0.0.0/8)
   .example.com                    also for "*.example.com" (".example.com" means the same to Go, curl, wget and Python)
   host, host:port, 10.0.0.1       as written
-  fd00::1 or [fd00::1]            both forms, bare and bracketed
+  fd00::1 or [fd00::1]            both forms, bare and bracketed, in canonical form
+                                  (fd00:0::0001 is fd00::1; ::ffff:10.0.0.1 is 10.0.0.1)
   [fd00::1]:5000                  as written
 Fails on "*" (it would bypass the proxy for every host), on a wildcard anywhere
 but a leading "*.", and on anything that is not a host name, domain, IP address or CIDR.
@@ -135,17 +142,22 @@ but a leading "*.", and on anything that is not a host name, domain, IP address 
 {{- $invalid := false -}}
 {{- if contains "/" $entry -}}
   {{- include "proxykit.validate.cidr" (dict "value" $entry "key" $key) -}}
+  {{- $out = list (include "proxykit.validate.canonicalCIDR" $entry) -}}
 {{- else if hasPrefix "[" $entry -}}
   {{- $host := regexReplaceAll "^\\[([^\\]]*)\\](:[0-9]+)?$" $entry "${1}" -}}
   {{- if or (eq $host $entry) (ne (include "proxykit.validate.ipVersion" $host) "6") -}}
     {{- $invalid = true -}}
   {{- else if contains "]:" $entry -}}
-    {{- include "proxykit.validate.port" (dict "value" (regexReplaceAll "^.*\\]:" $entry "") "key" (printf "%s: %s" $key $entry)) -}}
+    {{- $port := regexReplaceAll "^.*\\]:" $entry "" -}}
+    {{- include "proxykit.validate.port" (dict "value" $port "key" (printf "%s: %s" $key $entry)) -}}
+    {{- $out = list (printf "[%s]:%s" (include "proxykit.validate.canonicalIP" $host) $port) -}}
   {{- else -}}
-    {{- $out = list $host $entry -}}
+    {{- $host = include "proxykit.validate.canonicalIP" $host -}}
+    {{- $out = ternary (list $host (printf "[%s]" $host)) (list $host) (contains ":" $host) -}}
   {{- end -}}
 {{- else if eq (include "proxykit.validate.ipVersion" $entry) "6" -}}
-  {{- $out = list $entry (printf "[%s]" $entry) -}}
+  {{- $host := include "proxykit.validate.canonicalIP" $entry -}}
+  {{- $out = ternary (list $host (printf "[%s]" $host)) (list $host) (contains ":" $host) -}}
 {{- else -}}
   {{- $parts := splitList ":" $entry -}}
   {{- $host := first $parts -}}

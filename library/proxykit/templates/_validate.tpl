@@ -263,3 +263,113 @@ Output: JSON list of trimmed, non-empty strings (decode with fromJsonArray). A l
 {{- end -}}
 ]
 {{- end -}}
+
+{{/*
+proxykit.validate.canonicalIP — an IP address in the form net/netip prints it.
+Input:  a string (not a dict) that proxykit.validate.ipVersion accepts.
+Output: IPv4 as written (leading zeros fail earlier); IPv6 in lower case with
+        leading zeros dropped and the longest run of two or more zero groups (the
+        first, on a tie) written "::"; an IPv4-mapped address (::ffff:10.96.0.1)
+        as the IPv4 address that clients connect to. curl, wget and urllib compare
+        addresses as text, so fd00:10:96:0:0:0:0:1 must be listed as fd00:10:96::1.
+*/}}
+{{- define "proxykit.validate.canonicalIP" -}}
+{{- $addr := lower . -}}
+{{- if not (contains ":" $addr) -}}
+{{ $addr }}
+{{- else -}}
+  {{- $halves := splitList "::" $addr -}}
+  {{- $left := list -}}
+  {{- if first $halves }}{{ $left = splitList ":" (first $halves) }}{{ end -}}
+  {{- $right := list -}}
+  {{- if and (eq (len $halves) 2) (last $halves) }}{{ $right = splitList ":" (last $halves) }}{{ end -}}
+  {{- $groups := concat $left $right -}}
+  {{- $mappedTo := "" -}}
+  {{- if and $groups (contains "." (last $groups)) -}}
+    {{- /* an embedded IPv4 tail fills the last two groups */ -}}
+    {{- $v4 := last $groups -}}
+    {{- $o := splitList "." $v4 -}}
+    {{- $tail := list (printf "%x" (add (mul (atoi (index $o 0)) 256) (atoi (index $o 1)))) (printf "%x" (add (mul (atoi (index $o 2)) 256) (atoi (index $o 3)))) -}}
+    {{- if $right }}{{ $right = concat (initial $right) $tail }}{{ else }}{{ $left = concat (initial $left) $tail }}{{ end -}}
+    {{- $mappedTo = $v4 -}}
+  {{- end -}}
+  {{- $full := $left -}}
+  {{- range until (int (sub 8 (add (len $left) (len $right)))) }}{{ $full = append $full "0" }}{{ end -}}
+  {{- $full = concat $full $right -}}
+  {{- $canonical := list -}}
+  {{- range $g := $full -}}
+    {{- range until 3 }}{{ if and (gt (len $g) 1) (hasPrefix "0" $g) }}{{ $g = trimPrefix "0" $g }}{{ end }}{{ end -}}
+    {{- $canonical = append $canonical $g -}}
+  {{- end -}}
+  {{- if and $mappedTo (eq (join ":" (slice $canonical 0 6)) "0:0:0:0:0:ffff") -}}
+{{ $mappedTo }}
+  {{- else -}}
+    {{- /* the longest run of zero groups, at least two long */ -}}
+    {{- $best := dict "at" -1 "len" 1 -}}
+    {{- $run := dict "at" -1 "len" 0 -}}
+    {{- range $i, $g := $canonical -}}
+      {{- if eq $g "0" -}}
+        {{- if eq (int $run.len) 0 }}{{ $_ := set $run "at" $i }}{{ end -}}
+        {{- $_ := set $run "len" (add1 $run.len) -}}
+        {{- if gt (int $run.len) (int $best.len) }}{{ $_ := set $best "at" $run.at }}{{ $_ := set $best "len" $run.len }}{{ end -}}
+      {{- else -}}
+        {{- $_ := set $run "len" 0 -}}
+      {{- end -}}
+    {{- end -}}
+    {{- if lt (int $best.at) 0 -}}
+{{ join ":" $canonical }}
+    {{- else -}}
+{{ join ":" (slice $canonical 0 (int $best.at)) }}::{{ join ":" (slice $canonical (int (add $best.at $best.len))) }}
+    {{- end -}}
+  {{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+proxykit.validate.canonicalCIDR — a CIDR in the form net/netip prints it, masked.
+Input:  a string that proxykit.validate.cidr accepts.
+Output: the network address with its host bits cleared, in canonical form, and the
+        prefix length: 10.96.0.1/12 is 10.96.0.0/12, fd00:10:244:0:0::5/56 is fd00:10:244::/56.
+*/}}
+{{- define "proxykit.validate.canonicalCIDR" -}}
+{{- $parts := splitList "/" . -}}
+{{- $addr := include "proxykit.validate.canonicalIP" (first $parts) -}}
+{{- $bits := atoi (last $parts) -}}
+{{- if contains ":" $addr -}}
+  {{- /* through the expanded form: eight groups of four hex digits */ -}}
+  {{- $hex := dict "0" 0 "1" 1 "2" 2 "3" 3 "4" 4 "5" 5 "6" 6 "7" 7 "8" 8 "9" 9 "a" 10 "b" 11 "c" 12 "d" 13 "e" 14 "f" 15 -}}
+  {{- $halves := splitList "::" $addr -}}
+  {{- $left := list -}}
+  {{- if first $halves }}{{ $left = splitList ":" (first $halves) }}{{ end -}}
+  {{- $right := list -}}
+  {{- if and (eq (len $halves) 2) (last $halves) }}{{ $right = splitList ":" (last $halves) }}{{ end -}}
+  {{- $full := $left -}}
+  {{- range until (int (sub 8 (add (len $left) (len $right)))) }}{{ $full = append $full "0" }}{{ end -}}
+  {{- $full = concat $full $right -}}
+  {{- $masked := list -}}
+  {{- range $i, $g := $full -}}
+    {{- $value := 0 -}}
+    {{- range $c := splitList "" $g }}{{ $value = add (mul $value 16) (index $hex $c) }}{{ end -}}
+    {{- $from := mul $i 16 -}}
+    {{- if ge $from $bits }}{{ $value = 0 }}{{ else if lt $bits (add $from 16) -}}
+      {{- $drop := sub (add $from 16) $bits -}}
+      {{- $unit := 1 }}{{ range until (int $drop) }}{{ $unit = mul $unit 2 }}{{ end -}}
+      {{- $value = sub $value (mod $value $unit) -}}
+    {{- end -}}
+    {{- $masked = append $masked (printf "%x" $value) -}}
+  {{- end -}}
+  {{- printf "%s/%d" (include "proxykit.validate.canonicalIP" (join ":" $masked)) $bits -}}
+{{- else if contains "." $addr -}}
+  {{- $masked := list -}}
+  {{- range $i, $o := splitList "." $addr -}}
+    {{- $from := mul $i 8 -}}
+    {{- $value := atoi $o -}}
+    {{- if ge $from $bits }}{{ $value = 0 }}{{ else if lt $bits (add $from 8) -}}
+      {{- $unit := 1 }}{{ range until (int (sub (add $from 8) $bits)) }}{{ $unit = mul $unit 2 }}{{ end -}}
+      {{- $value = sub $value (mod $value $unit) -}}
+    {{- end -}}
+    {{- $masked = append $masked $value -}}
+  {{- end -}}
+  {{- printf "%s/%d" (join "." $masked) $bits -}}
+{{- end -}}
+{{- end -}}
