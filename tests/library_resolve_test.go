@@ -20,7 +20,7 @@ func TestProxyNeedsAPodOrServiceNetwork(t *testing.T) {
 		{"no network known", on, false},
 		{"only the node network known", on + `cluster: {nodeCIDRs: [192.168.0.0/24]}`, false},
 		{"only the API server known", on + `cluster: {apiServer: 10.96.0.1}`, false},
-		{"pod CIDRs", on + `cluster: {podCIDRs: [10.244.0.0/16]}`, true},
+		{"pod CIDRs and the API server", on + `cluster: {podCIDRs: [10.244.0.0/16], apiServer: 10.96.0.1}`, true},
 		{"service CIDRs", on + `cluster: {serviceCIDRs: "10.96.0.0/12"}`, true},
 		{"a CIDR among noProxy entries", `proxy: {http: "http://proxy:3128", noProxy: "a.example,10.0.0.0/8"}`, true},
 		{"a CIDR in cluster.proxy.noProxy, as a cluster-values Secret carries it", `cluster: {proxy: {https: "http://p:1", noProxy: "10.0.0.0/8"}}`, true},
@@ -36,6 +36,12 @@ func TestProxyNeedsAPodOrServiceNetwork(t *testing.T) {
 			fixture.AssertFailsNaming(t, fixture.Fixture, tc.values, "cluster.podCIDRs", "cluster.serviceCIDRs", "cluster.requireNetworks: false", "proxy.http")
 		})
 	}
+	// pod CIDRs alone leave the API server's ClusterIP to the proxy
+	t.Run("pod CIDRs without the service network or the API server", func(t *testing.T) {
+		values := on + `cluster: {podCIDRs: [10.244.0.0/16]}`
+		fixture.AssertFailsNaming(t, fixture.Fixture, values, "would not cover the API server", "cluster.serviceCIDRs", "cluster.apiServer", "cluster.requireNetworks: false")
+		fixture.Render(t, fixture.Fixture, values+"\ncluster: {podCIDRs: [10.244.0.0/16], requireNetworks: false}")
+	})
 }
 
 func TestProxyResolutionPrecedence(t *testing.T) {

@@ -19,7 +19,9 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
   Every IPv6 address is listed bare and in brackets: Python's urllib compares the
   URL's host text, which keeps the brackets.
   networks is true when a pod or service CIDR is known (cluster.podCIDRs,
-  cluster.serviceCIDRs or a CIDR among the entries).
+  cluster.serviceCIDRs or a CIDR among the entries); services when the API
+  server's ClusterIP is covered by what is known (cluster.serviceCIDRs,
+  cluster.apiServer, or a CIDR among the entries).
   cluster holds the cluster.* keys as read here (see proxykit.cluster.facts).
 */}}
 {{- define "proxykit.noProxy.compose" -}}
@@ -36,6 +38,7 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
 {{- $entries := list "localhost" "127.0.0.1" "::1" "[::1]" $domain (printf "%s." $domain) "svc" -}}
 
 {{- $networks := false -}}
+{{- $services := false -}}
 {{- $facts := dict "domain" $domain "apiServer" "" "metadata" true -}}
 {{- range $name := list "podCIDRs" "serviceCIDRs" "nodeCIDRs" -}}
   {{- $key := printf "cluster.%s" $name -}}
@@ -46,6 +49,7 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
     {{- $cidrs = append $cidrs $cidr -}}
     {{- $entries = append $entries $cidr -}}
     {{- if ne $name "nodeCIDRs" }}{{ $networks = true }}{{ end -}}
+    {{- if eq $name "serviceCIDRs" }}{{ $services = true }}{{ end -}}
   {{- end -}}
   {{- $_ := set $facts $name $cidrs -}}
 {{- end -}}
@@ -67,6 +71,7 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
   {{- end -}}
   {{- $entries = append $entries $apiServer -}}
   {{- $_ := set $facts "apiServer" $apiServer -}}
+  {{- $services = true -}}
   {{- if eq $kind "6" }}{{ $entries = append $entries (printf "[%s]" $apiServer) }}{{ end -}}
 {{- end -}}
 
@@ -89,10 +94,10 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
 {{- $extra := dict -}}
 {{- range $i, $entry := include "proxykit.validate.list" (dict "value" .entries "key" .entriesKey) | fromJsonArray -}}
   {{- $_ := set $extra (printf "%09d" $i) (include "proxykit.noProxy.entry" (dict "value" $entry "key" $.entriesKey) | fromJsonArray) -}}
-  {{- if contains "/" $entry }}{{ $networks = true }}{{ end -}}
+  {{- if contains "/" $entry }}{{ $networks = true }}{{ $services = true }}{{ end -}}
 {{- end -}}
 {{- $noProxy := include "proxykit.noProxy.join" (dict "entries" $entries "extra" $extra) -}}
-{{- toJson (dict "noProxy" $noProxy "networks" $networks "cluster" $facts) -}}
+{{- toJson (dict "noProxy" $noProxy "networks" $networks "services" $services "cluster" $facts) -}}
 {{- end -}}
 
 {{/*

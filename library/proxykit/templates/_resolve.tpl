@@ -134,6 +134,9 @@ Values do not change during a render, so the map is never recomputed.
 {{- if and (or $http $https) $requireNetworks (not $composed.networks) -}}
   {{- fail (printf "proxykit: the proxy is on (%s) but NO_PROXY would cover no pod or service network, so in-cluster traffic to Pod and Service IPs would go through the proxy; set cluster.podCIDRs and cluster.serviceCIDRs (or put the CIDRs in %s), or set cluster.requireNetworks: false to accept that" (ternary (index $from "http") (index $from "https") (ne $http "")) (index $from "noProxy")) -}}
 {{- end -}}
+{{- if and (or $http $https) $requireNetworks $composed.networks (not $composed.services) -}}
+  {{- fail (printf "proxykit: the proxy is on (%s) and cluster.podCIDRs is set, but NO_PROXY would not cover the API server: its ClusterIP would go through the proxy; set cluster.serviceCIDRs or cluster.apiServer (or put the service CIDR in %s), or set cluster.requireNetworks: false to accept that" (ternary (index $from "http") (index $from "https") (ne $http "")) (index $from "noProxy")) -}}
+{{- end -}}
 {{- $noProxy := ternary $composed.noProxy "" $enabled -}}
 
 {{- $settings := dict
