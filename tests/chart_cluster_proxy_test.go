@@ -102,7 +102,7 @@ func TestClusterProxyCredentials(t *testing.T) {
 		assert.Equal(t, fixture.CredHTTP, env["HTTP_PROXY"], "%s: systemd unquotes to the exact URL", key)
 		assert.Equal(t, fixture.CredHTTPS, env["https_proxy"])
 	}
-	assert.Contains(t, string(proxytest.Get[corev1.Secret](t, r, "mgmt-systemd-proxy").Data["kubeletProxy"]), "Zq%%40w%%&", "% doubled for systemd")
+	assert.Contains(t, string(proxytest.Get[corev1.Secret](t, r, "mgmt-systemd-proxy").Data["kubeletProxy"]), "Zq%%40w%%25&", "% doubled for systemd")
 
 	envFrom := proxytest.Get[corev1.Secret](t, r, "proxy-env")
 	assert.Equal(t, fixture.CredHTTP, string(envFrom.Data["HTTP_PROXY"]))

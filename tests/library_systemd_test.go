@@ -70,7 +70,7 @@ Environment="no_proxy=%[1]s"
 	})
 	t.Run("credentials survive systemd's unquoting byte-exact", func(t *testing.T) {
 		dropIn := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, fixture.CredentialValues(t, nil)))["dropIn"]
-		assert.Contains(t, dropIn, `Zq%%40w%%&'\"+@:/\\9`, "escaped for systemd")
+		assert.Contains(t, dropIn, `Zq%%40w%%25&'+!*$(;=,)~:9`, "escaped for systemd")
 		names, env := parseDropIn(t, dropIn)
 		assert.Equal(t, []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"}, names)
 		assert.Equal(t, fixture.CredHTTP, env["HTTP_PROXY"])

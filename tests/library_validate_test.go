@@ -3,12 +3,15 @@ package tests
 import (
 	"fmt"
 	"net/netip"
+	neturl "net/url"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -226,5 +229,36 @@ func assertNoTemplateCrash(t *testing.T, err string) {
 	t.Helper()
 	for _, marker := range fixture.CrashMarkers {
 		assert.NotContains(t, err, marker, "a template crash instead of a message")
+	}
+}
+
+// TestProxyURLUserInfoEveryClientReads: a user-info that Go, curl or Python would
+// read differently fails, naming the key and saying to percent-encode, never
+// showing the password; one that passes is read by Go to the same user and
+// password the library wrote into the Secret.
+func TestProxyURLUserInfoEveryClientReads(t *testing.T) {
+	for _, password := range []string{"pa/ss", "pa#ss", "pa?ss", `pa"ss`, `pa\ss`, "pa@ss", "pässword", "pa\u200bss", "pa%zzss", "pa%2"} {
+		t.Run("rejected "+password, func(t *testing.T) {
+			values := fixture.ValuesYAML(t, map[string]any{"proxy": map[string]any{"http": "http://svc:" + password + "@proxy.corp:3128"}, "cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12"}})
+			err := fixture.RenderError(t, fixture.Fixture, values)
+			assert.Contains(t, err, "proxy.http")
+			assert.Contains(t, err, "percent-encode it")
+			assert.NotContains(t, err, password)
+		})
+	}
+	for _, password := range []string{"S3cr%40t&pass", "p%2Fss%23%3F%22%5C", "a-b.c_d~e!f$g&h'i(j)k*l+m,n;o=p:q", "%C3%A4"} {
+		t.Run("accepted "+password, func(t *testing.T) {
+			url := "http://svc:" + password + "@proxy.corp:3128"
+			r := fixture.Render(t, fixture.Fixture, fixture.ValuesYAML(t, map[string]any{"proxy": map[string]any{"http": url}, "cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12"}}))
+			stored := string(proxytest.Get[corev1.Secret](t, r, fixture.Release+"-proxy-credentials").Data["HTTP_PROXY"])
+			assert.Equal(t, url, stored, "byte-exact in the Secret")
+			parsed, err := neturl.Parse(stored)
+			require.NoError(t, err)
+			want, err := neturl.PathUnescape(password)
+			require.NoError(t, err)
+			got, _ := parsed.User.Password()
+			assert.Equal(t, "proxy.corp:3128", parsed.Host)
+			assert.Equal(t, want, got, "Go decodes the password the proxy receives")
+		})
 	}
 }

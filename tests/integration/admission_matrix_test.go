@@ -51,7 +51,7 @@ type admissionCell struct {
 func (c admissionCell) release() string    { return "mx-" + c.id }
 func (c admissionCell) proxyHost() string  { return "proxy-" + c.id + ".corp.example" }
 func (c admissionCell) userSecret() string { return "corp-proxy-" + c.id }
-func (c admissionCell) password() string   { return "Zq%40w%&+" + c.id }
+func (c admissionCell) password() string   { return "Zq%40w%25&+" + c.id }
 
 // secretName is the Secret the injected secretKeyRefs read ("" without one).
 func (c admissionCell) secretName() string {

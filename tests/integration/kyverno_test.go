@@ -120,7 +120,7 @@ func TestKyvernoOverrideExisting(t *testing.T) {
 func TestKyvernoCredentials(t *testing.T) {
 	values := strings.Replace(fixture.PolicyValuesPlain,
 		"http: http://proxy.corp.example:3128\n  https: http://proxy.corp.example:3129",
-		`http: "http://svc-user:Zq%40w%&+@proxy.corp.example:3128"`+"\n"+`  https: "http://svc-user:Zq%40w%&+@proxy.corp.example:3129"`, 1)
+		`http: "http://svc-user:Zq%40w%25&+@proxy.corp.example:3128"`+"\n"+`  https: "http://svc-user:Zq%40w%25&+@proxy.corp.example:3129"`, 1)
 	require.Contains(t, values, "svc-user")
 	values += "native: {enabled: true, secretNamespaces: [apps]}\n"
 	cases := fixture.PodCases()[:3]

@@ -23,7 +23,8 @@ never show the password.
 {{- $url := .Values.upstream.url | default "" | trim -}}
 {{- $out := dict "line" "" "credentials" false -}}
 {{- if $url -}}
-  {{- $credentials := include "proxykit.validate.proxyURL" (dict "value" $url "key" "upstream.url") -}}
+  {{- /* tinyproxy sends the user-info as written, escapes and all: only "@" matters to it */ -}}
+  {{- $credentials := include "proxykit.validate.proxyURL" (dict "value" $url "key" "upstream.url" "literalUserInfo" true) -}}
   {{- if not (hasPrefix "http://" (lower $url)) -}}
     {{- fail "http-proxy: upstream.url: tinyproxy speaks plain HTTP to its upstream; use http://" -}}
   {{- end -}}

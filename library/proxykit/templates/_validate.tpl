@@ -128,10 +128,13 @@ Output: nothing. A port that is not made of digits is not echoed: in a URL whose
 
 {{/*
 proxykit.validate.proxyURL — fail unless the value is http(s)://[user-info@]host[:port][/].
-Input:  dict "value" <string> "key" <values key named in the message>
+Input:  dict "value" <string> "key" <values key named in the message> ["literalUserInfo" true]
 Output: "credentials" when the URL carries user-info, nothing otherwise.
 The URL is only checked, never rebuilt, so a password survives byte-exact.
-The last "@" ends the user-info, so an unescaped "@" or "/" in a password still works.
+The user-info holds only what Go's url.Parse, curl and Python read alike: letters,
+digits, - . _ ~ ! $ & ' ( ) * + , ; = : and %XX escapes (a "/", "#", "?", "@",
+quote, backslash or non-ASCII character must be percent-encoded). With
+"literalUserInfo" (tinyproxy's Upstream, which sends it as written) it is not checked.
 The host must be a DNS name, an IPv4 address or a bracketed IPv6 address, which
 also keeps "{{", "$(" and quotes out of policies that carry the URL.
 Messages show the URL with its user-info replaced by "***", never the password.
@@ -146,6 +149,12 @@ Messages show the URL with its user-info replaced by "***", never the password.
 {{- end -}}
 {{- $parts := include "proxykit.url.split" $url | fromJson -}}
 {{- $userInfo := $parts.userInfo -}}
+{{- /* what Go's url.Parse takes in user-info, less "@": clients disagree on which "@"
+       ends it, and a "/", "#", "?", quote or non-ASCII character makes Go, curl or
+       Python read another host or no proxy at all. A "%" must start an escape. */ -}}
+{{- if and $userInfo (not .literalUserInfo) (not (regexMatch "^([A-Za-z0-9._~!$&'()*+,;=:-]|%[0-9A-Fa-f]{2})*$" $userInfo)) -}}
+  {{- fail (printf "proxykit: %s: the user name or password holds a character a URL cannot carry as is (/ # ? @ %% quotes, backslash, non-ASCII, or a %% that starts no escape); percent-encode it: / as %%2F, @ as %%40, %% as %%25, a space as %%20" .key) -}}
+{{- end -}}
 {{- $hostPort := $parts.hostPort -}}
 {{- $host := "" -}}
 {{- $port := "" -}}
