@@ -237,16 +237,16 @@ func assertNoTemplateCrash(t *testing.T, err string) {
 // showing the password; one that passes is read by Go to the same user and
 // password the library wrote into the Secret.
 func TestProxyURLUserInfoEveryClientReads(t *testing.T) {
-	for _, password := range []string{"pa/ss", "pa#ss", "pa?ss", `pa"ss`, `pa\ss`, "pa@ss", "pässword", "pa\u200bss", "pa%zzss", "pa%2"} {
+	for _, password := range []string{"pa/ss", "pa#ss", "pa?ss", `pa"ss`, `pa\ss`, "pa@ss", "pässword", "pa\u200bss", "pa%zzss", "pa%2", "%C3%A4"} {
 		t.Run("rejected "+password, func(t *testing.T) {
 			values := fixture.ValuesYAML(t, map[string]any{"proxy": map[string]any{"http": "http://svc:" + password + "@proxy.corp:3128"}, "cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12"}})
 			err := fixture.RenderError(t, fixture.Fixture, values)
 			assert.Contains(t, err, "proxy.http")
-			assert.Contains(t, err, "percent-encode it")
+			assert.Contains(t, err, "percent-encode")
 			assert.NotContains(t, err, password)
 		})
 	}
-	for _, password := range []string{"S3cr%40t&pass", "p%2Fss%23%3F%22%5C", "a-b.c_d~e!f$g&h'i(j)k*l+m,n;o=p:q", "%C3%A4"} {
+	for _, password := range []string{"S3cr%40t&pass", "p%2Fss%23%3F%22%5C", "a-b.c_d~e!f$g&h'i(j)k*l+m,n;o=p:q"} {
 		t.Run("accepted "+password, func(t *testing.T) {
 			url := "http://svc:" + password + "@proxy.corp:3128"
 			r := fixture.Render(t, fixture.Fixture, fixture.ValuesYAML(t, map[string]any{"proxy": map[string]any{"http": url}, "cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12"}}))

@@ -132,8 +132,9 @@ Input:  dict "value" <string> "key" <values key named in the message> ["literalU
 Output: "credentials" when the URL carries user-info, nothing otherwise.
 The URL is only checked, never rebuilt, so a password survives byte-exact.
 The user-info holds only what Go's url.Parse, curl and Python read alike: letters,
-digits, - . _ ~ ! $ & ' ( ) * + , ; = : and %XX escapes (a "/", "#", "?", "@",
-quote, backslash or non-ASCII character must be percent-encoded). With
+digits, - . _ ~ ! $ & ' ( ) * + , ; = : and escapes of ASCII characters (a "/",
+"#", "?", "@", quote or backslash must be percent-encoded; non-ASCII characters,
+raw or escaped, fail: Python requests sends them as Latin-1, the others as UTF-8). With
 "literalUserInfo" (tinyproxy's Upstream, which sends it as written) it is not checked.
 The host must be a DNS name, an IPv4 address or a bracketed IPv6 address, which
 also keeps "{{", "$(" and quotes out of policies that carry the URL.
@@ -152,8 +153,8 @@ Messages show the URL with its user-info replaced by "***", never the password.
 {{- /* what Go's url.Parse takes in user-info, less "@": clients disagree on which "@"
        ends it, and a "/", "#", "?", quote or non-ASCII character makes Go, curl or
        Python read another host or no proxy at all. A "%" must start an escape. */ -}}
-{{- if and $userInfo (not .literalUserInfo) (not (regexMatch "^([A-Za-z0-9._~!$&'()*+,;=:-]|%[0-9A-Fa-f]{2})*$" $userInfo)) -}}
-  {{- fail (printf "proxykit: %s: the user name or password holds a character a URL cannot carry as is (/ # ? @ %% quotes, backslash, non-ASCII, or a %% that starts no escape); percent-encode it: / as %%2F, @ as %%40, %% as %%25, a space as %%20" .key) -}}
+{{- if and $userInfo (not .literalUserInfo) (not (regexMatch "^([A-Za-z0-9._~!$&'()*+,;=:-]|%[0-7][0-9A-Fa-f])*$" $userInfo)) -}}
+  {{- fail (printf "proxykit: %s: the user name or password holds a character a URL cannot carry as is (/ # ? @ %% quotes, backslash, or a %% that starts no escape), or a non-ASCII character, which clients send differently (Python requests as Latin-1), raw or escaped; percent-encode the others: / as %%2F, @ as %%40, %% as %%25, a space as %%20" .key) -}}
 {{- end -}}
 {{- $hostPort := $parts.hostPort -}}
 {{- $host := "" -}}
