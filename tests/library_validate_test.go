@@ -23,10 +23,10 @@ func TestBadInputFailsNamingTheKey(t *testing.T) {
 	}{
 		{"proxy URL without scheme", `proxy: {http: "proxy.corp:3128"}`, []string{"proxy.http", "must start with http:// or https://"}},
 		{"socks scheme", `proxy: {https: "socks5://proxy:1080"}`, []string{"proxy.https", "must start with http:// or https://"}},
-		{"port out of range", `proxy: {https: "http://proxy:99999"}`, []string{"proxy.https", `port "99999"`}},
-		{"port zero", `proxy: {http: "http://proxy:0"}`, []string{"proxy.http", `port "0"`}},
+		{"port out of range", `proxy: {https: "http://proxy:99999"}`, []string{"proxy.https", "the port is not a number between 1 and 65535"}},
+		{"port zero", `proxy: {http: "http://proxy:0"}`, []string{"proxy.http", "the port is not a number between 1 and 65535"}},
 		{"port not a number", `proxy: {http: "http://proxy:abc"}`, []string{"proxy.http", "the port is not a number"}},
-		{"empty port", `proxy: {http: "http://proxy:"}`, []string{"proxy.http", `port ""`}},
+		{"empty port", `proxy: {http: "http://proxy:"}`, []string{"proxy.http", "the port is not a number between 1 and 65535"}},
 		{"URL with a path", `proxy: {http: "http://proxy:3128/some/path"}`, []string{"proxy.http", "is not a proxy URL"}},
 		{"URL without host", `proxy: {http: "http://:3128"}`, []string{"proxy.http", "is not a proxy URL"}},
 		{"bad URL named from cluster.proxy", `cluster: {proxy: {http: "proxy:3128"}}`, []string{"cluster.proxy.http"}},
@@ -259,6 +259,35 @@ func TestProxyURLUserInfoEveryClientReads(t *testing.T) {
 			got, _ := parsed.User.Password()
 			assert.Equal(t, "proxy.corp:3128", parsed.Host)
 			assert.Equal(t, want, got, "Go decodes the password the proxy receives")
+		})
+	}
+}
+
+// TestNoMessageEchoesAPassword: a password typed into the wrong key, or with one
+// wrong character, never reaches a message, from the templates or the charts'
+// JSON Schemas (which run before them).
+func TestNoMessageEchoesAPassword(t *testing.T) {
+	const secret = "S3cretPW"
+	cases := []struct{ chart, name, values, key string }{
+		{fixture.Fixture, "a proxy URL in proxy.noProxy", "proxy: {http: 'http://p:1', noProxy: ['http://u:S3cretPW@proxy.corp:3128']}", "proxy.noProxy"},
+		{fixture.Fixture, "user-info as a noProxy entry", "proxy: {http: 'http://p:1', noProxy: 'u:S3cretPW@proxy.corp'}\ncluster: {serviceCIDRs: [10.96.0.0/12]}", "proxy.noProxy"},
+		{fixture.Fixture, "a URL as a pod network", "cluster: {podCIDRs: ['http://u:S3cretPW@x/8']}", "cluster.podCIDRs"},
+		{fixture.Fixture, "a URL as the API server", "cluster: {apiServer: 'http://u:S3cretPW@10.96.0.1'}", "cluster.apiServer"},
+		{fixture.Fixture, "a URL as the domain", "cluster: {domain: 'u:S3cretPW@corp'}", "cluster.domain"},
+		{fixture.Fixture, "a URL as proxy.existingSecret", "proxy: {existingSecret: 'http://u:S3cretPW@proxy.corp:3128'}", "proxy.existingSecret"},
+		{fixture.ClusterProxy, "a URL as proxy.existingSecret, through the chart's schema", "clusterName: wc1\nproxy: {existingSecret: 'http://u:S3cretPW@proxy.corp:3128'}", "proxy.existingSecret"},
+		{fixture.Fixture, "a / typed for the @", "proxy: {http: 'http://svc:S3cretPW/proxy.corp:3128'}", "proxy.http"},
+		{fixture.Fixture, "the host forgotten: the password stands where the port goes", "proxy: {http: 'http://svc:98765432'}", "proxy.http"},
+		{fixture.Fixture, "no scheme", "proxy: {http: 'svc:S3cretPW@proxy.corp:3128'}", "proxy.http"},
+		{fixture.Fixture, "whitespace in an entry with user-info", "proxy: {http: 'http://p:1', noProxy: ['u:S3cret PW@proxy']}", "proxy.noProxy"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := fixture.RenderError(t, tc.chart, tc.values)
+			assert.Contains(t, err, tc.key)
+			assert.NotContains(t, err, secret)
+			assert.NotContains(t, err, "S3cret PW")
+			assert.NotContains(t, err, "98765432")
 		})
 	}
 }

@@ -33,7 +33,7 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
 {{- include "proxykit.validate.controlChars" (dict "value" $domain "key" "cluster.domain") -}}
 {{- $domain = trimSuffix "." (trim $domain) -}}
 {{- if or (hasSuffix "." $domain) (ne (include "proxykit.validate.host" $domain) "name") -}}
-  {{- fail (printf "proxykit: cluster.domain: %q is not a DNS domain such as cluster.local" $domain) -}}
+  {{- fail (printf "proxykit: cluster.domain: %q is not a DNS domain such as cluster.local" (include "proxykit.validate.redact" $domain)) -}}
 {{- end -}}
 {{- $entries := list "localhost" "127.0.0.1" "::1" "[::1]" $domain (printf "%s." $domain) "svc" -}}
 
@@ -63,7 +63,7 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
 {{- if $apiServer -}}
   {{- $kind := include "proxykit.validate.host" $apiServer -}}
   {{- if not $kind -}}
-    {{- fail (printf "proxykit: cluster.apiServer: %q must be a host name or an IP address, without scheme or port" $apiServer) -}}
+    {{- fail (printf "proxykit: cluster.apiServer: %q must be a host name or an IP address, without scheme or port" (include "proxykit.validate.redact" $apiServer)) -}}
   {{- end -}}
   {{- if ne $kind "name" -}}
     {{- $apiServer = include "proxykit.validate.canonicalIP" $apiServer -}}
@@ -139,7 +139,7 @@ but a leading "*.", and on anything that is not a host name, domain, IP address 
 {{- end -}}
 {{- if contains "*" $entry -}}
   {{- if not (and (hasPrefix "*." $entry) (not (contains "*" (trimPrefix "*." $entry)))) -}}
-    {{- fail (printf "proxykit: %s: %q has a wildcard where NO_PROXY does not take one; only a leading \"*.\" is allowed, as in *.example.com" $key $entry) -}}
+    {{- fail (printf "proxykit: %s: %q has a wildcard where NO_PROXY does not take one; only a leading \"*.\" is allowed, as in *.example.com" $key (include "proxykit.validate.redact" $entry)) -}}
   {{- end -}}
   {{- $entry = trimPrefix "*" $entry -}}
 {{- end -}}
@@ -154,7 +154,7 @@ but a leading "*.", and on anything that is not a host name, domain, IP address 
     {{- $invalid = true -}}
   {{- else if contains "]:" $entry -}}
     {{- $port := regexReplaceAll "^.*\\]:" $entry "" -}}
-    {{- include "proxykit.validate.port" (dict "value" $port "key" (printf "%s: %s" $key $entry)) -}}
+    {{- include "proxykit.validate.port" (dict "value" $port "key" (printf "%s: %s" $key (include "proxykit.validate.redact" $entry))) -}}
     {{- $out = list (printf "[%s]:%s" (include "proxykit.validate.canonicalIP" $host) $port) -}}
   {{- else -}}
     {{- $host = include "proxykit.validate.canonicalIP" $host -}}
@@ -170,11 +170,11 @@ but a leading "*.", and on anything that is not a host name, domain, IP address 
   {{- if or (gt (len $parts) 2) (not $kind) (and (hasPrefix "." $host) (ne $kind "name")) -}}
     {{- $invalid = true -}}
   {{- else if eq (len $parts) 2 -}}
-    {{- include "proxykit.validate.port" (dict "value" (last $parts) "key" (printf "%s: %s" $key $entry)) -}}
+    {{- include "proxykit.validate.port" (dict "value" (last $parts) "key" (printf "%s: %s" $key (include "proxykit.validate.redact" $entry))) -}}
   {{- end -}}
 {{- end -}}
 {{- if $invalid -}}
-  {{- fail (printf "proxykit: %s: %q is not a host name, domain (.example.com), IP address, [IPv6]:port or CIDR" $key $entry) -}}
+  {{- fail (printf "proxykit: %s: %q is not a host name, domain (.example.com), IP address, [IPv6]:port or CIDR" $key (include "proxykit.validate.redact" $entry)) -}}
 {{- end -}}
 {{- toJson $out -}}
 {{- end -}}

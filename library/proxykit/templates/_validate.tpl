@@ -64,10 +64,10 @@ Output: nothing; fails on `10.0.0.0/33`, `fd00::/129`, `10.0.0/8`, a bare addres
 {{- $max := ternary 32 128 (eq $version "4") -}}
 {{- $digits := and $bits (le (len $bits) 3) (not (trimAll "0123456789" $bits)) (or (eq $bits "0") (not (hasPrefix "0" $bits))) -}}
 {{- if or (not $version) (not $digits) (gt (atoi $bits) $max) -}}
-  {{- fail (printf "proxykit: %s: %q is not a valid CIDR (want e.g. 10.244.0.0/16 or fd00::/108)" .key .value) -}}
+  {{- fail (printf "proxykit: %s: %q is not a valid CIDR (want e.g. 10.244.0.0/16 or fd00::/108)" .key (include "proxykit.validate.redact" .value)) -}}
 {{- end -}}
 {{- if eq $bits "0" -}}
-  {{- fail (printf "proxykit: %s: %q covers every address; name the networks instead (in NO_PROXY it sends every host around the proxy, as \"*\" would; in an allow list it opens the proxy to everyone)" .key .value) -}}
+  {{- fail (printf "proxykit: %s: %q covers every address; name the networks instead (in NO_PROXY it sends every host around the proxy, as \"*\" would; in an allow list it opens the proxy to everyone)" .key (include "proxykit.validate.redact" .value)) -}}
 {{- end -}}
 {{- end -}}
 
@@ -122,6 +122,9 @@ Output: nothing. A port that is not made of digits is not echoed: in a URL whose
 {{- if not (regexMatch "^[0-9]*$" .value) -}}
   {{- fail (printf "proxykit: %s: the port is not a number between 1 and 65535" .key) -}}
 {{- else if or (not (regexMatch "^[0-9]{1,5}$" .value)) (lt (atoi .value) 1) (gt (atoi .value) 65535) -}}
+  {{- if .secret -}}
+    {{- fail (printf "proxykit: %s: the port is not a number between 1 and 65535 (what stands there is not shown: it may be a password)" .key) -}}
+  {{- end -}}
   {{- fail (printf "proxykit: %s: port %q is not a number between 1 and 65535" .key .value) -}}
 {{- end -}}
 {{- end -}}
@@ -146,7 +149,8 @@ Messages show the URL with its user-info replaced by "***", never the password.
   {{- fail (printf "proxykit: %s contains whitespace or a control character; percent-encode it (%%20) or remove it" .key) -}}
 {{- end -}}
 {{- if not (regexMatch "^(?i)https?://" $url) -}}
-  {{- fail (printf "proxykit: %s: %q must start with http:// or https://" .key (include "proxykit.validate.redact" $url)) -}}
+  {{- /* the URL is not shown: a typo ("/" for "@") can leave a password outside the user-info */ -}}
+  {{- fail (printf "proxykit: %s must start with http:// or https://" .key) -}}
 {{- end -}}
 {{- $parts := include "proxykit.url.split" $url | fromJson -}}
 {{- $userInfo := $parts.userInfo -}}
@@ -175,10 +179,10 @@ Messages show the URL with its user-info replaced by "***", never the password.
   {{- if not (has (include "proxykit.validate.host" $host) (list "4" "name")) }}{{ $host = "" }}{{ end -}}
 {{- end -}}
 {{- if not $host -}}
-  {{- fail (printf "proxykit: %s: %q is not a proxy URL of the form http(s)://[user:password@]host[:port] (host: a DNS name, an IPv4 address or a bracketed IPv6 address; no path)" .key (include "proxykit.validate.redact" $url)) -}}
+  {{- fail (printf "proxykit: %s is not a proxy URL of the form http(s)://[user:password@]host[:port] (host: a DNS name, an IPv4 address or a bracketed IPv6 address; no path)" .key) -}}
 {{- end -}}
 {{- if $hasPort -}}
-  {{- include "proxykit.validate.port" (dict "value" $port "key" .key) -}}
+  {{- include "proxykit.validate.port" (dict "value" $port "key" .key "secret" true) -}}
 {{- end -}}
 {{- if $userInfo }}credentials{{ end -}}
 {{- end -}}
@@ -223,7 +227,7 @@ Output: nothing.
 */}}
 {{- define "proxykit.validate.secretName" -}}
 {{- if not (and (le (len .value) 253) (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$" .value)) -}}
-  {{- fail (printf "proxykit: %s: %q is not a valid Secret name (lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters)" .key .value) -}}
+  {{- fail (printf "proxykit: %s: %q is not a valid Secret name (lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters)" .key (include "proxykit.validate.redact" .value)) -}}
 {{- end -}}
 {{- end -}}
 
@@ -266,7 +270,7 @@ Output: JSON list of trimmed, non-empty strings (decode with fromJsonArray). A l
     {{- $part = trim $part -}}
     {{- /* what \s matches; other control characters failed above */ -}}
     {{- if or (contains " " $part) (contains "\t" $part) (contains "\n" $part) (contains "\r" $part) -}}
-      {{- fail (printf "proxykit: %s: %q contains whitespace" $key $part) -}}
+      {{- fail (printf "proxykit: %s: %q contains whitespace" $key (include "proxykit.validate.redact" $part)) -}}
     {{- end -}}
     {{- if $part }}{{ if not $first }},{{ end }}{{ toJson $part }}{{ $first = false }}{{ end -}}
   {{- end -}}
