@@ -168,3 +168,20 @@ Input: the root context. Output: a CEL expression of type list(string).
 {{- $key := toJson (include "proxy-policies.skipContainersAnnotation" .) -}}
 has(object.metadata.annotations) && {{ $key }} in object.metadata.annotations ? object.metadata.annotations[{{ $key }}].split(",").map(s, s.trim()) : []
 {{- end -}}
+
+{{/*
+proxy-policies.cel.checkedMutations — proxy-policies.cel.mutations, failing before
+the API server would: CEL parses at most 100,000 code points per expression (cel-go's
+limit, which Kubernetes and Kyverno keep), and NO_PROXY is written into it.
+Input: the root context. Output: YAML list.
+*/}}
+{{- define "proxy-policies.cel.checkedMutations" -}}
+{{- $mutations := include "proxy-policies.cel.mutations" . -}}
+{{- range $m := $mutations | fromYamlArray -}}
+  {{- $expression := dig "applyConfiguration" "expression" (dig "jsonPatch" "expression" "" $m) $m -}}
+  {{- if gt (len $expression) 100000 -}}
+    {{- fail (printf "proxy-policies: the policy's CEL expression would be %d characters, over the 100,000 the API server parses, because NO_PROXY is %d characters long; shorten proxy.noProxy (a CIDR or a .domain covers many entries), or use kyverno.policyKind: ClusterPolicy" (len $expression) (len (include "proxykit.proxy.noProxy" (dict "context" $)))) -}}
+  {{- end -}}
+{{- end -}}
+{{- $mutations -}}
+{{- end -}}
