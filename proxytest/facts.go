@@ -47,8 +47,13 @@ func readFacts(files map[string]string) (c Cluster, variables []string, proxyOff
 	if len(names) == 0 {
 		return Cluster{}, nil, false, nil
 	}
-	sort.Strings(names) // the top chart's file sorts before charts/<sub>/...
-	sort.SliceStable(names, func(i, j int) bool { return strings.Count(names[i], "/") < strings.Count(names[j], "/") })
+	// the top chart's facts first, then its subcharts' by depth and name
+	sort.Slice(names, func(i, j int) bool {
+		if di, dj := strings.Count(names[i], "/"), strings.Count(names[j], "/"); di != dj {
+			return di < dj
+		}
+		return names[i] < names[j]
+	})
 	for _, name := range names {
 		var f struct {
 			Cluster   Cluster

@@ -279,6 +279,32 @@ Output: JSON list of trimmed, non-empty strings (decode with fromJsonArray). A l
 {{- end -}}
 
 {{/*
+proxykit.validate.ipv6Groups — an IPv6 address as its eight groups.
+Input:  a string (not a dict) that proxykit.validate.ipVersion takes for IPv6.
+Output: JSON {"groups": eight lower-case hex groups as written (leading zeros kept),
+        "v4": the embedded IPv4 tail as written, or ""}; "::" expanded, an embedded
+        IPv4 tail (::ffff:10.96.0.1) turned into its two groups.
+*/}}
+{{- define "proxykit.validate.ipv6Groups" -}}
+{{- $halves := splitList "::" (lower .) -}}
+{{- $left := list -}}
+{{- if first $halves }}{{ $left = splitList ":" (first $halves) }}{{ end -}}
+{{- $right := list -}}
+{{- if and (eq (len $halves) 2) (last $halves) }}{{ $right = splitList ":" (last $halves) }}{{ end -}}
+{{- $v4 := "" -}}
+{{- $groups := concat $left $right -}}
+{{- if and $groups (contains "." (last $groups)) -}}
+  {{- $v4 = last $groups -}}
+  {{- $o := splitList "." $v4 -}}
+  {{- $tail := list (printf "%x" (add (mul (atoi (index $o 0)) 256) (atoi (index $o 1)))) (printf "%x" (add (mul (atoi (index $o 2)) 256) (atoi (index $o 3)))) -}}
+  {{- if $right }}{{ $right = concat (initial $right) $tail }}{{ else }}{{ $left = concat (initial $left) $tail }}{{ end -}}
+{{- end -}}
+{{- $full := $left -}}
+{{- range until (int (sub 8 (add (len $left) (len $right)))) }}{{ $full = append $full "0" }}{{ end -}}
+{{- toJson (dict "groups" (concat $full $right) "v4" $v4) -}}
+{{- end -}}
+
+{{/*
 proxykit.validate.canonicalIP — an IP address in the form net/netip prints it.
 Input:  a string (not a dict) that proxykit.validate.ipVersion accepts.
 Output: IPv4 as written (leading zeros fail earlier); IPv6 in lower case with
@@ -288,35 +314,17 @@ Output: IPv4 as written (leading zeros fail earlier); IPv6 in lower case with
         addresses as text, so fd00:10:96:0:0:0:0:1 must be listed as fd00:10:96::1.
 */}}
 {{- define "proxykit.validate.canonicalIP" -}}
-{{- $addr := lower . -}}
-{{- if not (contains ":" $addr) -}}
-{{ $addr }}
+{{- if not (contains ":" .) -}}
+{{ . }}
 {{- else -}}
-  {{- $halves := splitList "::" $addr -}}
-  {{- $left := list -}}
-  {{- if first $halves }}{{ $left = splitList ":" (first $halves) }}{{ end -}}
-  {{- $right := list -}}
-  {{- if and (eq (len $halves) 2) (last $halves) }}{{ $right = splitList ":" (last $halves) }}{{ end -}}
-  {{- $groups := concat $left $right -}}
-  {{- $mappedTo := "" -}}
-  {{- if and $groups (contains "." (last $groups)) -}}
-    {{- /* an embedded IPv4 tail fills the last two groups */ -}}
-    {{- $v4 := last $groups -}}
-    {{- $o := splitList "." $v4 -}}
-    {{- $tail := list (printf "%x" (add (mul (atoi (index $o 0)) 256) (atoi (index $o 1)))) (printf "%x" (add (mul (atoi (index $o 2)) 256) (atoi (index $o 3)))) -}}
-    {{- if $right }}{{ $right = concat (initial $right) $tail }}{{ else }}{{ $left = concat (initial $left) $tail }}{{ end -}}
-    {{- $mappedTo = $v4 -}}
-  {{- end -}}
-  {{- $full := $left -}}
-  {{- range until (int (sub 8 (add (len $left) (len $right)))) }}{{ $full = append $full "0" }}{{ end -}}
-  {{- $full = concat $full $right -}}
+  {{- $parsed := include "proxykit.validate.ipv6Groups" . | fromJson -}}
   {{- $canonical := list -}}
-  {{- range $g := $full -}}
+  {{- range $g := $parsed.groups -}}
     {{- range until 3 }}{{ if and (gt (len $g) 1) (hasPrefix "0" $g) }}{{ $g = trimPrefix "0" $g }}{{ end }}{{ end -}}
     {{- $canonical = append $canonical $g -}}
   {{- end -}}
-  {{- if and $mappedTo (eq (join ":" (slice $canonical 0 6)) "0:0:0:0:0:ffff") -}}
-{{ $mappedTo }}
+  {{- if and $parsed.v4 (eq (join ":" (slice $canonical 0 6)) "0:0:0:0:0:ffff") -}}
+{{ $parsed.v4 }}
   {{- else -}}
     {{- /* the longest run of zero groups, at least two long */ -}}
     {{- $best := dict "at" -1 "len" 1 -}}
@@ -346,44 +354,29 @@ Output: the network address with its host bits cleared, in canonical form, and t
         prefix length: 10.96.0.1/12 is 10.96.0.0/12, fd00:10:244:0:0::5/56 is fd00:10:244::/56.
 */}}
 {{- define "proxykit.validate.canonicalCIDR" -}}
-{{- $parts := splitList "/" . -}}
-{{- $addr := include "proxykit.validate.canonicalIP" (first $parts) -}}
-{{- $bits := atoi (last $parts) -}}
-{{- if contains ":" $addr -}}
-  {{- /* through the expanded form: eight groups of four hex digits */ -}}
-  {{- $hex := dict "0" 0 "1" 1 "2" 2 "3" 3 "4" 4 "5" 5 "6" 6 "7" 7 "8" 8 "9" 9 "a" 10 "b" 11 "c" 12 "d" 13 "e" 14 "f" 15 -}}
-  {{- $halves := splitList "::" $addr -}}
-  {{- $left := list -}}
-  {{- if first $halves }}{{ $left = splitList ":" (first $halves) }}{{ end -}}
-  {{- $right := list -}}
-  {{- if and (eq (len $halves) 2) (last $halves) }}{{ $right = splitList ":" (last $halves) }}{{ end -}}
-  {{- $full := $left -}}
-  {{- range until (int (sub 8 (add (len $left) (len $right)))) }}{{ $full = append $full "0" }}{{ end -}}
-  {{- $full = concat $full $right -}}
-  {{- $masked := list -}}
-  {{- range $i, $g := $full -}}
-    {{- $value := 0 -}}
-    {{- range $c := splitList "" $g }}{{ $value = add (mul $value 16) (index $hex $c) }}{{ end -}}
-    {{- $from := mul $i 16 -}}
-    {{- if ge $from $bits }}{{ $value = 0 }}{{ else if lt $bits (add $from 16) -}}
-      {{- $drop := sub (add $from 16) $bits -}}
-      {{- $unit := 1 }}{{ range until (int $drop) }}{{ $unit = mul $unit 2 }}{{ end -}}
-      {{- $value = sub $value (mod $value $unit) -}}
-    {{- end -}}
-    {{- $masked = append $masked (printf "%x" $value) -}}
+{{- $cidr := splitList "/" . -}}
+{{- $addr := first $cidr -}}
+{{- $bits := atoi (last $cidr) -}}
+{{- /* each part (IPv4 octets of 8 bits, IPv6 groups of 16) keeps the bits the prefix covers */ -}}
+{{- $v6 := contains ":" $addr -}}
+{{- $width := ternary 16 8 $v6 -}}
+{{- $hex := dict "0" 0 "1" 1 "2" 2 "3" 3 "4" 4 "5" 5 "6" 6 "7" 7 "8" 8 "9" 9 "a" 10 "b" 11 "c" 12 "d" 13 "e" 14 "f" 15 -}}
+{{- $parts := splitList "." $addr -}}
+{{- if $v6 }}{{ $parts = get (include "proxykit.validate.ipv6Groups" $addr | fromJson) "groups" }}{{ end -}}
+{{- $masked := list -}}
+{{- range $i, $p := $parts -}}
+  {{- $value := 0 -}}
+  {{- if $v6 -}}
+    {{- range $c := splitList "" $p }}{{ $value = add (mul $value 16) (index $hex $c) }}{{ end -}}
+  {{- else -}}
+    {{- $value = atoi $p -}}
   {{- end -}}
-  {{- printf "%s/%d" (include "proxykit.validate.canonicalIP" (join ":" $masked)) $bits -}}
-{{- else if contains "." $addr -}}
-  {{- $masked := list -}}
-  {{- range $i, $o := splitList "." $addr -}}
-    {{- $from := mul $i 8 -}}
-    {{- $value := atoi $o -}}
-    {{- if ge $from $bits }}{{ $value = 0 }}{{ else if lt $bits (add $from 8) -}}
-      {{- $unit := 1 }}{{ range until (int (sub (add $from 8) $bits)) }}{{ $unit = mul $unit 2 }}{{ end -}}
-      {{- $value = sub $value (mod $value $unit) -}}
-    {{- end -}}
-    {{- $masked = append $masked $value -}}
+  {{- $from := mul $i $width -}}
+  {{- if ge $from $bits }}{{ $value = 0 }}{{ else if lt $bits (add $from $width) -}}
+    {{- $unit := 1 }}{{ range until (int (sub (add $from $width) $bits)) }}{{ $unit = mul $unit 2 }}{{ end -}}
+    {{- $value = sub $value (mod $value $unit) -}}
   {{- end -}}
-  {{- printf "%s/%d" (join "." $masked) $bits -}}
+  {{- $masked = append $masked (ternary (printf "%x" $value) (toString $value) $v6) -}}
 {{- end -}}
+{{- printf "%s/%d" (include "proxykit.validate.canonicalIP" (join (ternary ":" "." $v6) $masked)) $bits -}}
 {{- end -}}
