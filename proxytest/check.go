@@ -87,7 +87,7 @@ func Check(m *Manifests, c Cluster) []Finding {
 			switch {
 			case !ok && (m.Variables == nil || slices.Contains(m.Variables, name)):
 				missing = append(missing, name)
-			case !ok:
+			case !ok: // not rendered for these values (no https proxy, say): nothing to judge
 			case v.missing != "":
 				missingRefs = append(missingRefs, name+" reads "+v.missing)
 			case v.from == "value" && hasUserInfo(v.value):
