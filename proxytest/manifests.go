@@ -76,7 +76,7 @@ var (
 	docSeparator = regexp.MustCompile(`(?m)^---[ \t]*(?:#.*)?$`)
 	// ... or at "--- " with the document's first line after it ("--- {a: 1}")
 	docOnSeparator = regexp.MustCompile(`(?m)^---[ \t]+([^#\s].*)$`)
-	sourceLine   = regexp.MustCompile(`(?m)^# Source: [^/]+/(.+)$`)
+	sourceLine     = regexp.MustCompile(`(?m)^# Source: [^/]+/(.+)$`)
 )
 
 // splitDocuments splits a YAML stream into its documents.
