@@ -64,7 +64,8 @@ func runEnv(args []string, _ io.Reader, stdout io.Writer) error {
 }
 
 // readEnvFile reads the `export NAME='value'` lines of proxykit.systemd.envFile,
-// whose values are single-quoted with a "'" written as '\”.
+// whose values are single-quoted: a quote inside closes the quoting, is escaped
+// with a backslash and opens it again.
 func readEnvFile(text string) (map[string]string, error) {
 	vars := map[string]string{}
 	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
