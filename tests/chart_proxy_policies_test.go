@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,10 +82,14 @@ func TestProxyPoliciesNative(t *testing.T) {
 	for _, list := range []string{"containers", "initContainers", "ephemeralContainers"} {
 		// an optional field: an absent list stays absent
 		assert.Contains(t, expr, "?"+list+": !has(object.spec."+list+") ? optional.none() : optional.of(object.spec."+list+".map(")
+		// each variable takes its value from the list the expression binds once (vals)
+		values := []string{"http://proxy.corp.example:3128", "http://proxy.corp.example:3129", fixture.PolicyNoProxy}
 		for _, e := range fixture.PolicyProxyEnv {
-			assert.Contains(t, expr, `Object.spec.`+list+`.env{name: "`+e.Name+`", value: "`+e.Value+`"}`)
+			assert.Contains(t, expr, fmt.Sprintf(`Object.spec.%s.env{name: %q, value: vals[%d]}`, list, e.Name, slices.Index(values, e.Value)))
 		}
 	}
+	assert.True(t, strings.HasPrefix(expr, `[["http://proxy.corp.example:3128", "http://proxy.corp.example:3129", "`+fixture.PolicyNoProxy+`"]].map(vals,`), expr)
+	assert.Equal(t, 1, strings.Count(expr, fixture.PolicyNoProxy), "NO_PROXY written once: the expression has 100,000 code points at most")
 	// each container's env is scanned once, against the names bound once per request
 	assert.Contains(t, expr, `[{"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "http_proxy": true, "https_proxy": true, "no_proxy": true}].map(names,`)
 	assert.Contains(t, expr, `c.env.filter(x, x.name in names)`)

@@ -107,6 +107,9 @@ Input: the root context. Output: YAML list.
 {{- $env := $s.env -}}
 {{- $mount := $s.mount -}}
 {{- $lists := include "proxy-policies.containerLists" . | fromJsonArray -}}
+{{- /* the plain values, each once, in the order the env lists them */ -}}
+{{- $values := list -}}
+{{- range $e := $env }}{{ if and (hasKey $e "value") (not (has $e.value $values)) }}{{ $values = append $values $e.value }}{{ end }}{{ end -}}
 {{- if $s.credentials }}
 # with credentials: a JSON patch appends each missing variable (own settings kept)
 - patchType: JSONPatch
@@ -131,6 +134,7 @@ Input: the root context. Output: YAML list.
 - patchType: ApplyConfiguration
   applyConfiguration:
     expression: >-
+      [{{ include "proxy-policies.celStrings" $values }}].map(vals,
       [{{ include "proxy-policies.cel.names" $env }}].map(names, [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
       [{{ if $mount }}has(object.spec.volumes) && object.spec.volumes.exists(v, v.name == {{ toJson $mount.name }}){{ else }}false{{ end }}].map(hasVolume,
       Object{spec: Object.spec{
@@ -144,7 +148,7 @@ Input: the root context. Output: YAML list.
       optional.of(object.spec.{{ $list }}.map(c, Object.spec.{{ $list }}{name: c.name
       {{- if not $s.credentials }}, ?env:
       [has(c.env) ? c.env.filter(x, x.name in names{{ if $s.override }} && has(x.valueFrom){{ end }}).map(x, x.name) : []]
-      .map(own, [{{ range $i, $e := $env }}{{ if $i }}, {{ end }}{{ include "proxy-policies.celEnv" (dict "list" $list "env" $e) }}{{ end }}]
+      .map(own, [{{ range $i, $e := $env }}{{ if $i }}, {{ end }}{{ include "proxy-policies.celEnv" (dict "list" $list "env" $e "values" $values) }}{{ end }}]
       .filter(e, !(e.name in own)))
       .map(l, c.name in skip || size(l) == 0 ? optional.none() : optional.of(l))[0]
       {{- end }}
@@ -154,7 +158,7 @@ Input: the root context. Output: YAML list.
       .filter(m, !has(c.volumeMounts) || !c.volumeMounts.exists(x, x.mountPath == m.mountPath || x.name == m.name))]
       .map(l, c.name in skip || size(l) == 0 ? optional.none() : optional.of(l))[0]
       {{- end }}})){{ if lt (add1 $n) (len $lists) }},{{ end }}
-      {{- end }}}})[0])[0])[0]
+      {{- end }}}})[0])[0])[0])[0]
 {{- end }}
 {{- end -}}
 

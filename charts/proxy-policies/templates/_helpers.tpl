@@ -72,6 +72,11 @@ Input: dict "list" <containers|initContainers|ephemeralContainers> "env" <EnvVar
 {{- $ref := dig "valueFrom" "secretKeyRef" dict .env -}}
 {{- if $ref -}}
 {{ $t }}{name: {{ toJson .env.name }}, valueFrom: {{ $t }}.valueFrom{secretKeyRef: {{ $t }}.valueFrom.secretKeyRef{name: {{ toJson $ref.name }}, key: {{ toJson $ref.key }}}}}
+{{- else if hasKey . "values" -}}
+{{- /* the value by its place in the list the expression binds once as vals: NO_PROXY,
+       written once instead of once per variable and list, is most of the expression */ -}}
+{{- $at := 0 }}{{ range $i, $v := .values }}{{ if eq $v $.env.value }}{{ $at = $i }}{{ end }}{{ end -}}
+{{ $t }}{name: {{ toJson .env.name }}, value: vals[{{ $at }}]}
 {{- else -}}
 {{ $t }}{name: {{ toJson .env.name }}, value: {{ toJson .env.value }}}
 {{- end -}}
