@@ -93,13 +93,9 @@ func benchmarkRender(b *testing.B, values string) {
 	}
 }
 
-// noProxyValues are values with n installation-wide NO_PROXY entries.
+// manyNoProxyEntries are values with n installation-wide NO_PROXY entries.
 func manyNoProxyEntries(n int) string {
-	entries := make([]string, n)
-	for i := range entries {
-		entries[i] = fmt.Sprintf("host%d.corp.example", i)
-	}
-	return "proxy: {http: 'http://proxy.corp:3128', noProxy: '" + strings.Join(entries, ",") + "'}\ncluster: {serviceCIDRs: [10.96.0.0/12]}\n"
+	return "proxy: {http: 'http://proxy.corp:3128', noProxy: '" + fixture.NoProxyEntries(n) + "'}\ncluster: {serviceCIDRs: [10.96.0.0/12]}\n"
 }
 
 // BenchmarkNoProxyEntries renders the fixture with 1,000 and 10,000 noProxy

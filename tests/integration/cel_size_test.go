@@ -1,8 +1,6 @@
 package integration
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,11 +11,7 @@ import (
 
 // celSizeValues are proxy-policies values with n noProxy entries, native engine on.
 func celSizeValues(n int) string {
-	entries := make([]string, n)
-	for i := range entries {
-		entries[i] = fmt.Sprintf("h%d.corp.example", i)
-	}
-	return fixture.PolicyValuesPlain + "proxy: {http: http://proxy.corp.example:3128, https: http://proxy.corp.example:3129, noProxy: '" + strings.Join(entries, ",") + "'}\n"
+	return fixture.PolicyValuesPlain + "proxy: {http: http://proxy.corp.example:3128, https: http://proxy.corp.example:3129, noProxy: '" + fixture.NoProxyEntries(n) + "'}\n"
 }
 
 // TestNativePolicyAtTheCELSizeLimit: the API server parses at most 100,000 code
