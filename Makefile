@@ -19,7 +19,7 @@ DIST      := dist
 DEMO_CHART  := examples/consumer-app
 DEMO_VALUES := examples/providers/eks.yaml
 
-.PHONY: all tools test render e2e bench demo lint yamllint debian-packages docs package publish clean
+.PHONY: all tools test render e2e bench demo lint yamllint debian-packages node-modules docs package publish clean
 
 all: test
 
@@ -108,7 +108,7 @@ publish: package
 ## process through proxytest, no binary), the integration suites (tests/integration: Kyverno, real
 ## NO_PROXY clients, live control planes, the helm CLIs, the registry) and the example consumer
 ## chart's own test module
-test: tools yamllint
+test: tools yamllint node-modules
 	@# a library archive vendored by an earlier run may be stale: the packages' examples would render it
 	rm -f charts/*/charts/proxykit-*.tgz examples/*/charts/proxykit-*.tgz tests/testdata/*/charts/proxykit-*.tgz
 	$(GO) test -count=1 -race . ./cmd/... ./internal/... ./noproxy/... ./proxytest/...
@@ -151,9 +151,22 @@ YAML_FILES = ct.yaml $(shell git ls-files '*Chart.yaml' '*values.yaml' 'charts/*
 # with urllib and requests) and the forward proxy they go through (tinyproxy);
 # unshare, ip and mount for the private network namespace (util-linux, iproute2, mount); mitmproxy,
 # the TLS-intercepting proxy, and the public roots (ca-certificates) for the trusted-CA tests
+# The runtimes that read no proxy variable come as commands, from wherever the machine has
+# them, else from Debian: the JVM with its compiler for the test client (default-jdk-headless),
+# and Node.js with npm (nodejs, npm)
 DEBIAN_PACKAGES := yamllint tinyproxy mitmproxy curl wget python3 python3-requests util-linux iproute2 mount ca-certificates
+APT_INSTALL := apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 debian-packages:
-	@dpkg -s $(DEBIAN_PACKAGES) >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEBIAN_PACKAGES) >/dev/null; }
+	@dpkg -s $(DEBIAN_PACKAGES) >/dev/null 2>&1 || { $(APT_INSTALL) $(DEBIAN_PACKAGES) >/dev/null; }
+	@command -v javac >/dev/null || { $(APT_INSTALL) default-jdk-headless >/dev/null; }
+	@command -v npm >/dev/null || { $(APT_INSTALL) nodejs npm >/dev/null; }
+
+# node-modules: undici for the Node.js client of the NO_PROXY tests, exactly as its lock file pins it
+NODE_CLIENT := tests/integration/testdata/node
+node-modules: $(NODE_CLIENT)/node_modules/undici/package.json
+$(NODE_CLIENT)/node_modules/undici/package.json: $(NODE_CLIENT)/package-lock.json | debian-packages
+	cd $(NODE_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 yamllint: debian-packages
 	yamllint --strict -c .yamllint $(YAML_FILES)

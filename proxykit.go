@@ -73,6 +73,12 @@ func Include(helper string, values map[string]any) (string, error) {
 	if !helperName.MatchString(helper) {
 		return "", fmt.Errorf("proxykit: %q is not a proxykit helper name", helper)
 	}
+	return includeWith(`{{ include "`+helper+`" (dict "context" $) }}`, values)
+}
+
+// includeWith renders one template against the library, with values as the
+// consuming chart's values, and returns its output.
+func includeWith(template string, values map[string]any) (string, error) {
 	lib, err := Library()
 	if err != nil {
 		return "", err
@@ -82,7 +88,7 @@ func Include(helper string, values map[string]any) (string, error) {
 			APIVersion: chart.APIVersionV2, Name: "proxykit-include", Version: "0.0.0", Type: "application",
 			Dependencies: []*chart.Dependency{{Name: lib.Name(), Version: lib.Metadata.Version}},
 		},
-		Templates: []*chart.File{{Name: "templates/out", Data: []byte(`{{ include "` + helper + `" (dict "context" $) }}`)}},
+		Templates: []*chart.File{{Name: "templates/out", Data: []byte(template)}},
 	}
 	host.AddDependency(lib)
 	out, _, err := renderChart(host, values, "proxykit", "default")

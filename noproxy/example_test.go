@@ -17,4 +17,18 @@ func ExampleDecide() {
 	// wget true fd00:10:96::1
 	// python-requests true fd00:10:96::1
 	// python-urllib true [fd00:10:96::1]
+	// java true [fd00:10:96::1]
+	// node true [fd00:10:96::1]
+}
+
+// The JVM's http.nonProxyHosts has no CIDR: the library expands an IPv4 CIDR to
+// the exact patterns, and cannot express an IPv6 one.
+func ExampleJavaNotExpressed() {
+	d, _ := noproxy.Decide(noproxy.Java, "10.96.0.0/12,fd00:10:96::/112", "http://10.100.0.1")
+	fmt.Println(d.Direct, d.Entry)
+	skipped, _ := noproxy.JavaNotExpressed("10.96.0.0/12,fd00:10:96::/112")
+	fmt.Println(skipped[0].Entry)
+	// Output:
+	// true 10.100.*
+	// fd00:10:96::/112
 }

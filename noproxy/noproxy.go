@@ -4,8 +4,11 @@
 // Clients disagree (see the README's NO_PROXY guide), so each is modelled on
 // its own code: Go is golang.org/x/net/http/httpproxy itself; curl, wget,
 // python-requests and python-urllib are models of the versions Debian stable
-// ships (curl 7.88, wget 1.21, requests 2.28, Python 3.11), checked against the
-// real programs through a real proxy by the project's tests.
+// ships (curl 7.88, wget 1.21, requests 2.28, Python 3.11); java is OpenJDK 17's
+// http.nonProxyHosts matching over the library's translation of NO_PROXY (what
+// proxy.runtimes java puts in JAVA_TOOL_OPTIONS); node is undici 6's
+// EnvHttpProxyAgent, what Node.js uses with NODE_USE_ENV_PROXY=1. Each is checked
+// against the real program through a real proxy by the project's tests.
 //
 // Only the NO_PROXY decision is modelled, not which variable names a client
 // reads (wget reads only no_proxy and http_proxy in lower case, for example).
@@ -27,19 +30,22 @@ const (
 	Wget           Client = "wget"
 	PythonRequests Client = "python-requests"
 	PythonURLLib   Client = "python-urllib"
+	Java           Client = "java"
+	Node           Client = "node"
 )
 
 // Clients lists every client, in the order explain prints them.
-var Clients = []Client{Go, Curl, Wget, PythonRequests, PythonURLLib}
+var Clients = []Client{Go, Curl, Wget, PythonRequests, PythonURLLib, Java, Node}
 
 // Decision is one client's choice for one target.
 type Decision struct {
 	Target string `json:"target"`
 	Client Client `json:"client"`
 	Direct bool   `json:"direct"`
-	// Entry is the NO_PROXY entry that sent the target around the proxy, or a
-	// note in parentheses when no entry did (Go never proxies loopback). Empty
-	// when the target goes through the proxy.
+	// Entry is the NO_PROXY entry that sent the target around the proxy (for
+	// java, the http.nonProxyHosts pattern), or a note in parentheses when no
+	// entry did (Go never proxies loopback). Empty when the target goes through
+	// the proxy.
 	Entry string `json:"entry"`
 }
 
@@ -99,6 +105,14 @@ func Decide(client Client, noProxy, targetURL string) (Decision, error) {
 		direct, entry = requestsDecide(noProxy, t)
 	case PythonURLLib:
 		direct, entry = urllibDecide(noProxy, t.netloc)
+	case Java:
+		tr, err := translateForJava(noProxy)
+		if err != nil {
+			return Decision{}, err
+		}
+		direct, entry = javaDecide(tr.patterns, t)
+	case Node:
+		direct, entry = nodeDecide(noProxy, t)
 	default:
 		_, err := ParseClient(string(client))
 		return Decision{}, err

@@ -98,6 +98,15 @@ chartOperator:
 	}
 }
 
+// TestChartOperatorRuntimes: chart-operator's container gets the runtimes'
+// variables like every container generateEnv renders.
+func TestChartOperatorRuntimes(t *testing.T) {
+	r := fixture.Render(t, fixture.ChartOperator, "cluster: {proxy: {http: \"http://c:3128\", runtimes: node}, serviceCIDRs: [10.96.0.0/12]}\n")
+	env := r.Environment(r.Containers()[0])
+	assert.Equal(t, "1", env["NODE_USE_ENV_PROXY"])
+	assert.Contains(t, env["NO_PROXY"], ",.cluster.local,")
+}
+
 func TestChartOperatorObjects(t *testing.T) {
 	r, err := fixture.TryRender(t, fixture.ChartOperator, `
 cluster: {proxy: {http: "http://c:3128"}, apiServer: 10.96.0.1, serviceCIDRs: [10.96.0.0/12]}

@@ -86,6 +86,25 @@ func TestClusterProxyPlain(t *testing.T) {
 	assert.Empty(t, strings.TrimSpace(fixture.SourceText(r, "templates/proxy-secret.yaml")))
 }
 
+// TestClusterProxyRuntimes: the env source carries the runtimes' variables, as
+// plain values beside the URLs (the JVM's flags hold no credential).
+func TestClusterProxyRuntimes(t *testing.T) {
+	values := strings.Replace(fixture.ClusterProxyPlain, "  noProxy: [.corp.example]\n", "  noProxy: [.corp.example]\n  runtimes: [java, node]\n", 1) + "envFrom: {enabled: true, name: proxy-env}\n"
+	r := fixture.Render(t, fixture.ClusterProxy, values)
+	envFrom := proxytest.Get[corev1.ConfigMap](t, r, "proxy-env").Data
+	assert.True(t, strings.HasPrefix(envFrom["JAVA_TOOL_OPTIONS"], "-Dhttp.proxyHost=proxy.corp.example -Dhttp.proxyPort=3128 -Dhttps.proxyHost=proxy.corp.example -Dhttps.proxyPort=3129 -Dhttp.nonProxyHosts=localhost|127.*|[::1]|"), envFrom["JAVA_TOOL_OPTIONS"])
+	assert.Contains(t, envFrom["JAVA_TOOL_OPTIONS"], "|10.244.*|", "the pod CIDR, as the JVM's patterns")
+	assert.Equal(t, "1", envFrom["NODE_USE_ENV_PROXY"])
+	assert.Contains(t, envFrom["NO_PROXY"], ",.svc,", "NO_PROXY with the forms Node.js needs")
+
+	creds := fixture.CredentialValues(t, map[string]any{"clusterName": "mgmt", "envFrom": map[string]any{"enabled": true, "name": "proxy-env"},
+		"proxy": map[string]any{"http": fixture.CredHTTP, "runtimes": []string{"java"}}})
+	secret := proxytest.Get[corev1.Secret](t, fixture.Render(t, fixture.ClusterProxy, creds), "proxy-env").Data
+	assert.Equal(t, fixture.CredHTTP, string(secret["HTTP_PROXY"]))
+	assert.True(t, strings.HasPrefix(string(secret["JAVA_TOOL_OPTIONS"]), "-Dhttp.proxyHost=proxy.corp -Dhttp.proxyPort=3128 "))
+	assert.NotContains(t, string(secret["JAVA_TOOL_OPTIONS"]), fixture.LeakMarker)
+}
+
 func TestClusterProxyCredentials(t *testing.T) {
 	r, err := fixture.TryRender(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "mgmt"}))
 	require.NoError(t, err)

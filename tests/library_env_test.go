@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/proxykit/proxykit/noproxy"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
@@ -276,4 +277,46 @@ func TestGenerateEnvAcceptsEveryNameKubernetesDoes(t *testing.T) {
 		env := r.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env
 		assert.Equal(t, name, env[len(env)-1].Name)
 	}
+}
+
+// TestGenerateEnvJavaToolOptions: with proxy.runtimes java, a container's own
+// JAVA_TOOL_OPTIONS is kept after the proxy flags (the JVM keeps the last of two
+// -D flags, so its own win); one from valueFrom cannot be joined and fails.
+func TestGenerateEnvJavaToolOptions(t *testing.T) {
+	values := plainWith("runtimes: [java]") + `
+defaults:
+  env:
+    - {name: JAVA_TOOL_OPTIONS, value: "-Xss1m"}
+app:
+  env:
+    - {name: JAVA_TOOL_OPTIONS, value: "-Xmx1g -Dhttp.proxyPort=8080"}
+init:
+  env:
+    - {name: JAVA_TOOL_OPTIONS, value: null}
+sidecar:
+  env:
+    - {name: JAVA_TOOL_OPTIONS, value: "-Xmx64m"}
+`
+	r := fixture.Render(t, fixture.Fixture, values)
+	spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-app").Spec.Template.Spec
+	app := fixture.SpecContainer(t, spec, "app").Env
+	own := javaEnv(t, app)
+	require.True(t, strings.HasPrefix(own, "-Dhttp.proxyHost=proxy.corp "), own)
+	assert.True(t, strings.HasSuffix(own, " -Xmx1g -Dhttp.proxyPort=8080"), "the app's own options replace defaults.env's and follow the flags: %s", own)
+	assert.NotContains(t, own, "-Xss1m")
+	assert.Equal(t, "JAVA_TOOL_OPTIONS", app[6].Name, "at the proxy tier's position")
+	assert.Empty(t, javaEnv(t, fixture.SpecContainer(t, spec, "init").Env), "value: null removes it")
+	assert.Equal(t, []corev1.EnvVar{fixture.Val("JAVA_TOOL_OPTIONS", "-Xmx64m")}, fixture.SpecContainer(t, spec, "sidecar").Env,
+		`with "proxy" false nothing is joined`)
+
+	d, err := noproxy.DecideEnv(noproxy.Java, map[string]string{"JAVA_TOOL_OPTIONS": own}, "http://10.96.0.1")
+	require.NoError(t, err)
+	assert.True(t, d.Direct, "the joined value keeps the JVM's nonProxyHosts")
+
+	fixture.AssertFailsNaming(t, fixture.Fixture, plainWith("runtimes: [java]")+`
+app:
+  env:
+    - name: JAVA_TOOL_OPTIONS
+      valueFrom: {configMapKeyRef: {name: jvm, key: options}}
+`, "env source 1[0] (JAVA_TOOL_OPTIONS) comes from valueFrom", "remove java from proxy.runtimes")
 }

@@ -103,3 +103,15 @@ func TestSystemdEnvFile(t *testing.T) {
 		assert.Equal(t, "", fixture.Helpers(t, fixture.Render(t, fixture.Fixture, "proxy: {existingSecret: corp}"))["envFile"])
 	})
 }
+
+// TestSystemdRuntimes: with proxy.runtimes a machine (a VM, a CI runner) gets the
+// runtimes' variables too, after the six, escaped the same way.
+func TestSystemdRuntimes(t *testing.T) {
+	helpers := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, plainWith("runtimes: [java, node]")))
+	names, env := parseDropIn(t, helpers["dropIn"])
+	assert.Equal(t, []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "JAVA_TOOL_OPTIONS", "NODE_USE_ENV_PROXY"}, names)
+	assert.True(t, strings.HasPrefix(env["JAVA_TOOL_OPTIONS"], "-Dhttp.proxyHost=proxy.corp -Dhttp.proxyPort=3128 "), env["JAVA_TOOL_OPTIONS"])
+	assert.Equal(t, "1", env["NODE_USE_ENV_PROXY"])
+	assert.Contains(t, env["NO_PROXY"], ",.svc,", "NO_PROXY with the forms Node.js needs")
+	assert.Contains(t, helpers["envFile"], "\nexport JAVA_TOOL_OPTIONS='"+env["JAVA_TOOL_OPTIONS"]+"'\nexport NODE_USE_ENV_PROXY='1'\n")
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/proxykit/proxykit/noproxy"
@@ -15,7 +16,7 @@ import (
 func runExplain(args []string, _ io.Reader, stdout io.Writer) error {
 	fs := flagSet("explain")
 	list := fs.String("no-proxy", "", "the NO_PROXY value to judge (required)")
-	clientNames := fs.StringArray("client", nil, "go, curl, wget, python-requests or python-urllib (repeatable; default: all)")
+	clientNames := fs.StringArray("client", nil, clientList()+" (repeatable; default: all)")
 	output := fs.StringP("output", "o", "text", "text or json")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -65,7 +66,32 @@ func runExplain(args []string, _ io.Reader, stdout io.Writer) error {
 		}
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Target, d.Client, goes, d.Entry)
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	// what the JVM cannot be told goes through the proxy: say which entries and why
+	for _, c := range clients {
+		if c != noproxy.Java {
+			continue
+		}
+		skipped, err := noproxy.JavaNotExpressed(*list)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		for _, s := range skipped {
+			fmt.Fprintf(stdout, "java: %s is not in http.nonProxyHosts: %s\n", redactUserInfo(s.Entry), s.Reason)
+		}
+	}
+	return nil
+}
+
+// clientList is "go, curl, ... or node".
+func clientList() string {
+	names := make([]string, len(noproxy.Clients))
+	for i, c := range noproxy.Clients {
+		names[i] = string(c)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // userInfo is the user-info of a URL: nothing that looks like a password is echoed.

@@ -193,6 +193,22 @@ func TestEnvIsTheLibrarysEnvFile(t *testing.T) {
 	assert.Equal(t, url, string(out))
 }
 
+// TestEnvAndExplainRuntimes: `proxykit env` gives a VM the runtimes' variables;
+// `explain --client java` says which entries the JVM cannot be given.
+func TestEnvAndExplainRuntimes(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "env", "--set", "proxy.http=http://p:3128", "--set", "proxy.runtimes={java,node}", "--set", "cluster.serviceCIDRs={10.96.0.0/12}")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "\nJAVA_TOOL_OPTIONS='-Dhttp.proxyHost=p -Dhttp.proxyPort=3128 -Dhttp.nonProxyHosts=localhost|127.*|[::1]|")
+	assert.Contains(t, out, "\nNODE_USE_ENV_PROXY='1'\n")
+
+	code, out, stderr = runCLI(t, "", "explain", "--no-proxy", "10.96.0.0/12,fd00:10:96::/112", "--client", "java", "--client", "node", "http://10.100.0.1", "http://[fd00:10:96::1]")
+	require.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `http://10\.100\.0\.1\s+java\s+direct\s+10\.100\.\*`, out)
+	assert.Regexp(t, `http://10\.100\.0\.1\s+node\s+proxy`, out)
+	assert.Regexp(t, `http://\[fd00:10:96::1\]\s+java\s+proxy`, out)
+	assert.Contains(t, out, "java: fd00:10:96::/112 is not in http.nonProxyHosts: an IPv6 CIDR")
+}
+
 // Inputs on which check used to pass having judged nothing end in exit 2.
 func TestCheckNeverPassesOnNothing(t *testing.T) {
 	values := []string{"--set", "cluster.serviceCIDRs={10.96.0.0/12}"}

@@ -16,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -74,23 +75,52 @@ func (c admissionCell) values(password string) string {
 	case configTrustedCA:
 		proxy += "  trustedCA: " + fixture.YAMLQuote(c.ca) + "\n"
 	}
+	if c.java() {
+		proxy += "  runtimes: [java]\n"
+	}
 	return "proxy:\n" + proxy + fixture.PolicyScopeValues + "policy:\n  failurePolicy: " + c.failurePolicy + "\n" + c.engine.values
 }
 
-// env is what the cell injects into a container that sets nothing itself.
-func (c admissionCell) env() []corev1.EnvVar {
+// java: the cells of both mutation paths (an apply configuration without
+// credentials, a JSON patch with them) run with proxy.runtimes java.
+func (c admissionCell) java() bool { return c.config == configPlain || c.config == configCredentials }
+
+// env is what the cell injects into a container that sets nothing itself;
+// javaOptions is the library's proxykit.java.options for the cell's values.
+func (c admissionCell) env(javaOptions string) []corev1.EnvVar {
 	if name := c.secretName(); name != "" {
-		return fixture.SecretEnv(name, true)
+		env := fixture.SecretEnv(name, true)
+		if c.java() {
+			env = append(env, fixture.Val("JAVA_TOOL_OPTIONS", javaOptions))
+		}
+		return env
 	}
 	env := []corev1.EnvVar{}
 	for _, e := range fixture.PolicyProxyEnv {
 		e.Value = strings.ReplaceAll(e.Value, "proxy.corp.example", c.proxyHost())
 		env = append(env, e)
 	}
+	if c.java() {
+		env = append(env, fixture.Val("JAVA_TOOL_OPTIONS", javaOptions))
+	}
 	if c.config == configTrustedCA {
 		env = append(env, fixture.TrustEnv...)
 	}
 	return env
+}
+
+// javaOptions renders the library's proxykit.java.options for the cell's values.
+func (c admissionCell) javaOptions(t testing.TB) string {
+	if !c.java() {
+		return ""
+	}
+	var values map[string]any
+	require.NoError(t, fixture.YAMLUnmarshal(c.values(c.password()), &values))
+	options, err := proxykit.Include("proxykit.java.options", values)
+	require.NoError(t, err)
+	require.Contains(t, options, "-Dhttp.proxyHost="+c.proxyHost()+" ")
+	require.NotContains(t, options, "svc-user", "no credential in the JVM's flags")
+	return options
 }
 
 // injects says whether a Pod in ns gets proxy env: the native engine with a
@@ -172,7 +202,7 @@ func runLargePods(t *testing.T, cp *controlPlane, engine admissionEngine) {
 	rel := e2eRelease{cell.release(), fixture.ProxyPolicies, fixture.Namespace, cell.values("")}
 	require.NoError(t, helm.InstallE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm install")
 	defer func() { require.NoError(t, helm.DeleteE(t, helmOptions(cp, rel), rel.name, true)) }()
-	want := cell.env()
+	want := cell.env(cell.javaOptions(t))
 	waitForCell(t, cp, cell)
 	big := fixture.Pod("large", "apps", nil)
 	for i := 0; i < largeContainers; i++ {
@@ -208,7 +238,7 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 		}
 	})
 	require.NoError(t, helm.InstallE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm install")
-	want := cell.env()
+	want := cell.env(cell.javaOptions(t))
 	waitForCell(t, cp, cell)
 
 	for _, pc := range fixture.PodCases() {
@@ -305,7 +335,7 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 // waitForCell waits until the cell's policy injects into new Pods in apps.
 func waitForCell(t testing.TB, cp *controlPlane, cell admissionCell) {
 	t.Helper()
-	want := cell.env()[1] // HTTPS_PROXY, a value or a secretKeyRef
+	want := cell.env(cell.javaOptions(t))[1] // HTTPS_PROXY, a value or a secretKeyRef
 	waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool {
 		return reflect.DeepEqual(fixture.EnvMap(c.Env)["HTTPS_PROXY"], want)
 	})

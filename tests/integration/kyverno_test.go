@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -115,6 +116,27 @@ func TestKyvernoOverrideExisting(t *testing.T) {
 	assertInjection(t, own, got, fixture.PolicyProxyEnv, true, true)
 	// spelled out: replaced in place, the valueFrom gone whole
 	assert.Equal(t, []corev1.EnvVar{fixture.Val("TZ", "UTC"), fixture.PolicyProxyEnv[0], fixture.PolicyProxyEnv[1]}, got.Spec.Containers[0].Env[:3])
+}
+
+// TestKyvernoJavaToolOptions: with proxy.runtimes java and overrideExisting, an own
+// JAVA_TOOL_OPTIONS value is still kept after the flags (override replaces the
+// other variables), once: a second pass leaves the Pod as the first made it.
+func TestKyvernoJavaToolOptions(t *testing.T) {
+	values := strings.Replace(fixture.PolicyValuesPlain, "proxy:\n", "proxy:\n  runtimes: [java]\n", 1) + "policy: {overrideExisting: true}\n"
+	var parsed map[string]any
+	require.NoError(t, fixture.YAMLUnmarshal(values, &parsed))
+	flags, err := proxykit.Include("proxykit.java.options", parsed)
+	require.NoError(t, err)
+	proxyEnv := append(append([]corev1.EnvVar{}, fixture.PolicyProxyEnv...), fixture.Val("JAVA_TOOL_OPTIONS", flags))
+	own := fixture.Pod("own-java", "apps", nil,
+		fixture.Ctr("app", fixture.Val("JAVA_TOOL_OPTIONS", "-Xmx64m"), fixture.Val("HTTP_PROXY", "http://own:8080")),
+		fixture.Ctr("from-config", fixture.ConfigMapRef("JAVA_TOOL_OPTIONS", "jvm", "options")))
+	got := kyvernoApply(t, values, []corev1.Pod{own})["own-java"]
+	assertInjection(t, own, got, proxyEnv, true, true)
+	assert.Equal(t, fixture.Val("JAVA_TOOL_OPTIONS", flags+" -Xmx64m"), got.Spec.Containers[0].Env[0])
+
+	again := kyvernoApply(t, values, []corev1.Pod{got})["own-java"]
+	assert.Equal(t, fixture.ContainerEnvs(got), fixture.ContainerEnvs(again), "the flags are joined once")
 }
 
 func TestKyvernoCredentials(t *testing.T) {

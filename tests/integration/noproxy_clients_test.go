@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/noproxy"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
@@ -127,10 +128,58 @@ cluster: {podCIDRs: [10.244.0.0/16, "fd00:10:244::/56"], serviceCIDRs: [10.96.0.
 	return []string{rendered, "*.corp.example,10.96.0.1,::1,fd00:10:96::/112,cluster.local", "corp.example,[fd00:10:96::1],[::1]:8080,web.shop.svc.cluster.local.,10.244.0.0/16"}
 }
 
+// runtimesEnv is the environment the library renders for realClientNoProxy's
+// cluster with proxy.runtimes java and node: JAVA_TOOL_OPTIONS with the JVM's
+// flags, NODE_USE_ENV_PROXY, and NO_PROXY with the ".name" forms for Node.js.
+func runtimesEnv(t *testing.T) map[string]string {
+	r := fixture.Render(t, fixture.Fixture, `
+proxy: {http: "http://127.0.0.1:3128", noProxy: ".corp.example,registry.local:5000", runtimes: [java, node]}
+cluster: {podCIDRs: [10.244.0.0/16, "fd00:10:244::/56"], serviceCIDRs: [10.96.0.0/12, "fd00:10:96::/112"], apiServer: "fd00:10:96::1", metadataEndpoints: false}
+`)
+	env := r.Environment(r.Container(t, "Deployment/"+fixture.Release+"-app", "app"))
+	require.Contains(t, env["JAVA_TOOL_OPTIONS"], "-Dhttp.nonProxyHosts=")
+	require.Equal(t, "1", env["NODE_USE_ENV_PROXY"])
+	return env
+}
+
+// javaNonProxyHosts is the library's translation of a NO_PROXY for the JVM.
+func javaNonProxyHosts(t *testing.T, noProxy string) string {
+	hosts, _, err := proxykit.JavaNonProxyHosts(noProxy)
+	require.NoError(t, err)
+	return hosts
+}
+
+// compileJavaClient compiles testdata/java/ProxyClient.java with Debian's JDK
+// and returns the class directory.
+func compileJavaClient(t *testing.T) string {
+	for _, tool := range []string{"java", "javac"} {
+		_, err := exec.LookPath(tool)
+		require.NoError(t, err, "%s is missing: `make debian-packages` installs default-jdk-headless", tool)
+	}
+	dir := t.TempDir()
+	out, err := exec.Command("javac", "-d", dir, filepath.Join("testdata", "java", "ProxyClient.java")).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return dir
+}
+
+// nodeClientScript is testdata/node/client.js, whose undici comes from its lock file.
+func nodeClientScript(t *testing.T) string {
+	_, err := exec.LookPath("node")
+	require.NoError(t, err, "node is missing: `make debian-packages` installs nodejs")
+	dir, err := filepath.Abs(filepath.Join("testdata", "node"))
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(dir, "node_modules", "undici", "package.json"))
+	require.NoError(t, err, "undici is missing: `make node-modules` installs it from testdata/node/package-lock.json")
+	return filepath.Join(dir, "client.js")
+}
+
 // TestNoProxyModelsMatchRealClients runs curl, wget, Python's urllib and
-// requests (Debian's) and Go's net/http through a real tinyproxy, inside a
+// requests (Debian's), Go's net/http, the JVM (Debian's OpenJDK: HttpURLConnection
+// and java.net.http.HttpClient, configured by JAVA_TOOL_OPTIONS) and Node.js
+// (undici's EnvHttpProxyAgent with fetch) through a real tinyproxy, inside a
 // private network namespace, and asserts that package noproxy predicts for
-// every client, target and NO_PROXY exactly what the proxy saw.
+// every client, target and NO_PROXY exactly what the proxy saw. The JVM and
+// Node.js also run with the environment the library renders for proxy.runtimes.
 func TestNoProxyModelsMatchRealClients(t *testing.T) {
 	t.Parallel() // slow and independent: overlaps the other slow tests
 	for _, tool := range []string{"tinyproxy", "wget", "/usr/bin/python3"} {
@@ -150,30 +199,54 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 	requestsScript := write("requests_client.py", "import sys, requests\nfor u in sys.argv[1:]:\n    try: print(requests.get(u, timeout=5).text, end='')\n    except Exception: print('error')\n")
 	conf := write("tinyproxy.conf", fmt.Sprintf("Port 3128\nListen 127.0.0.1\nTimeout 10\nLogFile %q\nLogLevel Info\nMaxClients 50\nAllow 127.0.0.1\n", proxyLog))
 
+	javaClasses := compileJavaClient(t)
+	nodeClient := nodeClientScript(t)
+
 	type batch struct {
 		client noproxy.Client
-		mode   string // which variables are set: lower, upper
+		mode   string // which variables are set: lower, upper, library (the env the library renders for the runtimes); for java also the JDK client
 		np     string
+		env    map[string]string
 	}
 	var batches []batch
 	values := realClientNoProxy(t)
+	libraryEnv := runtimesEnv(t)
 	for _, c := range noproxy.Clients {
-		for _, np := range values {
-			batches = append(batches, batch{c, "lower", np})
+		for i, np := range values {
+			lower := map[string]string{"http_proxy": "http://127.0.0.1:3128", "no_proxy": np}
+			switch c {
+			case noproxy.Java:
+				jvm := map[string]string{"JAVA_TOOL_OPTIONS": "-Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=3128 -Dhttp.nonProxyHosts=" + javaNonProxyHosts(t, np)}
+				mode := "flags"
+				if i == 0 {
+					jvm, mode = libraryEnv, "library"
+				}
+				for _, jdk := range []string{"urlconnection", "httpclient"} {
+					batches = append(batches, batch{c, mode + " " + jdk, np, jvm})
+				}
+				continue
+			case noproxy.Node:
+				lower["NODE_USE_ENV_PROXY"] = "1"
+				if i == 0 {
+					batches = append(batches, batch{c, "library", libraryEnv["NO_PROXY"], libraryEnv})
+					continue
+				}
+			}
+			batches = append(batches, batch{c, "lower", np, lower})
 		}
-		batches = append(batches, batch{c, "upper", values[0]})
-	}
-	envFor := func(b batch) map[string]string {
-		if b.mode == "upper" {
-			return map[string]string{"HTTP_PROXY": "http://127.0.0.1:3128", "NO_PROXY": b.np}
+		upper := map[string]string{"HTTP_PROXY": "http://127.0.0.1:3128", "NO_PROXY": values[0]}
+		if c == noproxy.Node {
+			upper["NODE_USE_ENV_PROXY"] = "1"
 		}
-		return map[string]string{"http_proxy": "http://127.0.0.1:3128", "no_proxy": b.np}
+		if c != noproxy.Java {
+			batches = append(batches, batch{c, "upper", values[0], upper})
+		}
 	}
 	var script strings.Builder
 	fmt.Fprintf(&script, "tinyproxy -d -c %q &\n%s", conf, waitForPort("127.0.0.1", 3128))
 	for i, b := range batches {
 		var env []string
-		for k, v := range envFor(b) {
+		for k, v := range b.env {
 			env = append(env, fmt.Sprintf("%s=%q", k, v))
 		}
 		vars := "env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin " + strings.Join(env, " ")
@@ -190,6 +263,14 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 			fmt.Fprintf(&script, "%s /usr/bin/python3 %q %s\n", vars, urllibScript, urls)
 		case noproxy.PythonRequests:
 			fmt.Fprintf(&script, "%s /usr/bin/python3 %q %s\n", vars, requestsScript, urls)
+		case noproxy.Java:
+			fmt.Fprintf(&script, "%s java -cp %q ProxyClient %s %s\n", vars, javaClasses, strings.Fields(b.mode)[1], urls)
+		case noproxy.Node:
+			// undici tunnels even plain HTTP through CONNECT, so tinyproxy adds no Via:
+			// a request that grew tinyproxy's log went through it
+			fmt.Fprintf(&script, "for u in %s; do before=$(grep -c 'Request (file descriptor' %q); body=$(%s node %q \"$u\"); "+
+				"if [ \"$body\" = direct ] && [ $(grep -c 'Request (file descriptor' %q) -gt $before ]; then echo proxy; else echo \"$body\"; fi; done\n",
+				urls, proxyLog, vars, nodeClient, proxyLog)
 		}
 	}
 	out := netns{
@@ -212,11 +293,12 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 		}
 	}
 	viaProxy := 0
+	seen := map[noproxy.Client]map[string]int{} // client -> outcome -> requests
 	for i, b := range batches {
 		got := results[i]
 		require.Len(t, got, len(realClientTargets), "client %s, %s case, NO_PROXY=%s:\n%s", b.client, b.mode, b.np, out)
 		for j, target := range realClientTargets {
-			d, err := noproxy.DecideEnv(b.client, envFor(b), target)
+			d, err := noproxy.DecideEnv(b.client, b.env, target)
 			require.NoError(t, err)
 			want := map[bool]string{true: "direct", false: "proxy"}[d.Direct]
 			assert.Equal(t, want, got[j], "%s (%s case variables) %s with NO_PROXY=%s: the model says %s (entry %q), the real client went %s",
@@ -224,8 +306,17 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 			if got[j] == "proxy" {
 				viaProxy++
 			}
+			if seen[b.client] == nil {
+				seen[b.client] = map[string]int{}
+			}
+			seen[b.client][got[j]]++
 		}
 	}
+	for _, c := range noproxy.Clients {
+		assert.Positive(t, seen[c]["direct"], "%s went direct at least once: %v", c, seen[c])
+		assert.Positive(t, seen[c]["proxy"], "%s went through the proxy at least once: %v", c, seen[c])
+	}
+	t.Logf("requests per client and outcome: %v", seen)
 	// the proxy's own log agrees: one request line per request it carried
 	logText, err := os.ReadFile(proxyLog)
 	require.NoError(t, err)

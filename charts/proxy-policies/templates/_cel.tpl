@@ -95,6 +95,11 @@ env in Kyverno's engine) (env merges by name, so nothing else moves), with optio
 fields (`?list:`) so that an absent list stays absent: one merge per request, not
 one per list. With policy.overrideExisting an own plain value is replaced too, an
 own valueFrom is kept because a merge cannot drop it.
+With proxy.runtimes java, a container's own JAVA_TOOL_OPTIONS value is kept after the
+proxy flags ("<flags> <own>": the JVM keeps the last of two -D flags), once: a value
+that starts with the flags is left alone; one from valueFrom is kept as it is. The
+joined entry leads the apply configuration: a merge orders the entries it names as
+it names them, so the own entry keeps its place before the appended variables.
 With credentials the entries are secretKeyRefs, an atomic struct that an apply
 configuration may not add ("may not mutate atomic arrays, maps or structs"), so a
 JSONPatch appends each missing variable instead, written as plain dyn() maps:
@@ -110,12 +115,20 @@ Input: the root context. Output: YAML list.
 {{- /* the plain values, each once, in the order the env lists them */ -}}
 {{- $values := list -}}
 {{- range $e := $env }}{{ if and (hasKey $e "value") (not (has $e.value $values)) }}{{ $values = append $values $e.value }}{{ end }}{{ end -}}
+{{- /* with proxy.runtimes java: the flags, which go before a container's own JAVA_TOOL_OPTIONS */ -}}
+{{- $java := "" -}}
+{{- range $e := $env }}{{ if eq $e.name "JAVA_TOOL_OPTIONS" }}{{ $java = $e.value }}{{ end }}{{ end -}}
+{{- $javaAt := 0 -}}
+{{- range $i, $v := $values }}{{ if and $java (eq $v $java) }}{{ $javaAt = $i }}{{ end }}{{ end -}}
+{{- /* an own JAVA_TOOL_OPTIONS that is a value (not valueFrom) and does not start with the flags yet */ -}}
+{{- $joinable := printf "x.name == \"JAVA_TOOL_OPTIONS\" && !has(x.valueFrom) && !(has(x.value) && x.value.startsWith(%s))" (ternary "jopts" (printf "vals[%d]" $javaAt) $s.credentials) -}}
+{{- $joined := printf "%s + (has(x.value) && x.value != \"\" ? \" \" + x.value : \"\")" (ternary "jopts" (printf "vals[%d]" $javaAt) $s.credentials) -}}
 {{- if $s.credentials }}
 # with credentials: a JSON patch appends each missing variable (own settings kept)
 - patchType: JSONPatch
   jsonPatch:
     expression: >-
-      [{{ include "proxy-policies.cel.names" $env }}].map(names, [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
+      [{{ toJson $java }}].map(jopts, [{{ include "proxy-policies.cel.names" $env }}].map(names, [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
       {{- range $n, $list := $lists }}
       {{ if $n }}+ {{ end }}(!has(object.spec.{{ $list }}) ? [] :
       lists.range(size(object.spec.{{ $list }})).map(i,
@@ -125,9 +138,13 @@ Input: the root context. Output: YAML list.
       [object.spec.{{ $list }}[i].env.filter(x, x.name in names).map(x, x.name)]
       .map(own, {{ include "proxy-policies.celEnvList" $env }}.filter(e, !(e.name in own))
       .map(e, JSONPatch{op: "add", path: "/spec/{{ $list }}/" + string(i) + "/env/-", value: e}))[0]
+      {{- if $java }}
+      + lists.range(size(object.spec.{{ $list }}[i].env)).filter(j, [object.spec.{{ $list }}[i].env[j]].exists(x, {{ $joinable }}))
+      .map(j, [object.spec.{{ $list }}[i].env[j]].map(x, JSONPatch{op: "add", path: "/spec/{{ $list }}/" + string(i) + "/env/" + string(j) + "/value", value: {{ $joined }}})[0])
+      {{- end }}
       ).flatten())
       {{- end }}
-      )[0])[0]
+      )[0])[0])[0]
 {{- end }}
 {{- if or (not $s.credentials) $mount }}
 # one apply configuration for every list (one merge per request); an absent list stays absent
@@ -147,8 +164,12 @@ Input: the root context. Output: YAML list.
       ?{{ $list }}: !has(object.spec.{{ $list }}) ? optional.none() :
       optional.of(object.spec.{{ $list }}.map(c, Object.spec.{{ $list }}{name: c.name
       {{- if not $s.credentials }}, ?env:
-      [has(c.env) ? c.env.filter(x, x.name in names{{ if $s.override }} && has(x.valueFrom){{ end }}).map(x, x.name) : []]
-      .map(own, [{{ range $i, $e := $env }}{{ if $i }}, {{ end }}{{ include "proxy-policies.celEnv" (dict "list" $list "env" $e "values" $values) }}{{ end }}]
+      [has(c.env) ? c.env.filter(x, x.name in names{{ if $s.override }} && (has(x.valueFrom){{ if $java }} || x.name == "JAVA_TOOL_OPTIONS"{{ end }}){{ end }}).map(x, x.name) : []]
+      .map(own,
+      {{- if $java }}
+      (has(c.env) ? c.env.filter(x, {{ $joinable }}).map(x, Object.spec.{{ $list }}.env{name: "JAVA_TOOL_OPTIONS", value: {{ $joined }}}) : []) +
+      {{- end }}
+      [{{ range $i, $e := $env }}{{ if $i }}, {{ end }}{{ include "proxy-policies.celEnv" (dict "list" $list "env" $e "values" $values) }}{{ end }}]
       .filter(e, !(e.name in own)))
       .map(l, c.name in skip || size(l) == 0 ? optional.none() : optional.of(l))[0]
       {{- end }}

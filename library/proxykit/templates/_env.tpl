@@ -6,7 +6,10 @@ Input:  dict "context" $ "env" (list SRC1 SRC2 ...) ["proxy" false]
         false), .Values.defaults.env, SRC1, SRC2, ...
 Output: "env:" followed by the merged list, or nothing at all when it is empty.
 Rules:  for one name, the later entry replaces the earlier one whole (value and
-        valueFrom never mix) and stays where the name first appeared;
+        valueFrom never mix) and stays where the name first appeared; except that
+        with proxy.runtimes java an own JAVA_TOOL_OPTIONS value is joined after the
+        proxy flags ("<flags> <own>": the JVM keeps the last of two -D flags, so the
+        own ones win), and an own JAVA_TOOL_OPTIONS from valueFrom fails;
         {name: X, value: null} without valueFrom removes X; numbers and booleans
         become strings; valueFrom is kept as written; nil sources and entries are
         skipped; a control character (other than tab, newline, carriage return)
@@ -47,7 +50,7 @@ entries; a plain string value takes the fast path of proxykit.env.merge.
 {{- if not $tiers -}}
   {{- $base.text -}}
 {{- else -}}
-  {{- $state := dict "byName" dict "nameAt" dict "base" $base.byName "scanned" (not (include "proxykit.env.hasControlChars" $sources)) -}}
+  {{- $state := dict "byName" dict "nameAt" dict "base" $base.byName "prefix" $base.prefix "scanned" (not (include "proxykit.env.hasControlChars" $sources)) -}}
   {{- include "proxykit.env.merge" (dict "state" $state "tiers" $tiers) -}}
   {{- $emit := or $base.text $state.byName -}}
   {{- if $state.removed -}}
@@ -79,6 +82,8 @@ proxykit.env.base — merge the tiers every container shares, once per render.
 Input:  dict "context" $ "key" <"proxykitEnvBase", or "proxykitEnvBaseNoProxy" for "proxy" false>
 Output: nothing; sets <key> on the root context to a map:
   byName  name -> the entry's YAML text ("" when removed)
+  prefix  name -> the text a later tier's own value of that name is joined after:
+          the proxy flags for JAVA_TOOL_OPTIONS with proxy.runtimes java, else empty
   order   names in the position they first appeared
   text    the whole "env:" output for a container without sources of its own ("" when empty)
 */}}
@@ -92,14 +97,19 @@ Output: nothing; sets <key> on the root context to a map:
 {{- end -}}
 {{- $defaults := index ($ctx.Values | default dict) "defaults" -}}
 {{- include "proxykit.resolve.section" (dict "value" $defaults "key" "defaults") -}}
-{{- $tiers = append $tiers (list "defaults.env" (index ($defaults | default dict) "env")) -}}
 {{- $state := dict "byName" dict "nameAt" dict "base" dict -}}
 {{- include "proxykit.env.merge" (dict "state" $state "tiers" $tiers) -}}
+{{- $prefix := dict -}}
+{{- if and (eq .key "proxykitEnvBase") $ctx.proxykitSettings.javaOptions -}}
+  {{- $prefix = dict "JAVA_TOOL_OPTIONS" $ctx.proxykitSettings.javaOptions -}}
+{{- end -}}
+{{- $_ := set $state "prefix" $prefix -}}
+{{- include "proxykit.env.merge" (dict "state" $state "tiers" (list (list "defaults.env" (index ($defaults | default dict) "env")))) -}}
 {{- $order := list -}}
 {{- range $position := until (len $state.nameAt) -}}
   {{- $order = append $order (index $state.nameAt (toString $position)) -}}
 {{- end -}}
-{{- $base := dict "byName" $state.byName "order" $order -}}
+{{- $base := dict "byName" $state.byName "order" $order "prefix" $prefix -}}
 {{- $text := include "proxykit.env.join" $base -}}
 {{- $_ := set $base "text" (ternary (printf "env:%s" $text) "" (ne $text "")) -}}
 {{- $_ := set $ctx .key $base -}}
@@ -166,6 +176,15 @@ fast path; anything else goes through proxykit.env.entry.
     {{- fail (printf "proxykit.generateEnv: %s[%d]: the name %+q is not an environment variable name Kubernetes accepts (printable ASCII, no \"=\")" $label $i $name) -}}
   {{- end -}}
   {{- $text := "" -}}
+  {{- if and $state.prefix (hasKey $state.prefix $name) -}}
+    {{- /* an own JAVA_TOOL_OPTIONS is kept after the proxy flags: the JVM keeps the last of two -D flags */ -}}
+    {{- if hasKey $entry "valueFrom" -}}
+      {{- fail (printf "proxykit.generateEnv: %s[%d] (%s) comes from valueFrom, which cannot be joined with the proxy flags that proxy.runtimes java puts there; write it as a value, or remove java from proxy.runtimes" $label $i $name) -}}
+    {{- end -}}
+    {{- if not (kindIs "invalid" $entry.value) -}}
+      {{- $entry = dict "name" $name "value" (trim (printf "%s %s" (index $state.prefix $name) (toString $entry.value))) -}}
+    {{- end -}}
+  {{- end -}}
   {{- if and (kindIs "string" $entry.value) (not (hasKey $entry "valueFrom")) -}}
     {{- $text = printf "\n- name: %s\n  value: %s" (toJson $name) (toJson $entry.value) -}}
   {{- else if and (kindIs "map" $entry.valueFrom) (not (hasKey $entry "value")) -}}

@@ -178,3 +178,28 @@ but a leading "*.", and on anything that is not a host name, domain, IP address 
 {{- end -}}
 {{- toJson $out -}}
 {{- end -}}
+
+{{/*
+proxykit.noProxy.withSubdomains — NO_PROXY with ".name" after every bare name, for Node.js.
+Input:  a NO_PROXY string (not a dict).
+Output: the same entries, each bare host name (with or without :port) followed by its
+        ".name" form: cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,...
+Node.js (undici's EnvHttpProxyAgent, which NODE_USE_ENV_PROXY uses) matches a bare
+entry only exactly and a ".name" entry as a suffix, where Go, curl, wget and Python
+read a bare name as the domain and everything under it; they read ".name" as the
+subdomains, so the added entries change no other client's decision.
+*/}}
+{{- define "proxykit.noProxy.withSubdomains" -}}
+{{- $entries := splitList "," . -}}
+{{- $seen := dict -}}
+{{- range $entry := $entries }}{{ $_ := set $seen $entry true }}{{ end -}}
+{{- $first := true -}}
+{{- range $entry := $entries -}}
+  {{- if not $first }},{{ end }}{{ $entry }}{{ $first = false -}}
+  {{- if not (or (not $entry) (contains "/" $entry) (hasPrefix "." $entry) (hasPrefix "[" $entry) (contains "*" $entry) (gt (len (splitList ":" $entry)) 2) (hasKey $seen (printf ".%s" $entry))) -}}
+    {{- if ne (include "proxykit.validate.ipVersion" (first (splitList ":" $entry))) "4" -}}
+      ,.{{ $entry }}{{ $_ := set $seen (printf ".%s" $entry) true -}}
+    {{- end -}}
+  {{- end -}}
+{{- end -}}
+{{- end -}}

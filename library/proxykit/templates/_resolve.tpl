@@ -30,7 +30,9 @@ Output: nothing. The settings are computed once per chart render and kept on the
   env            list    the proxy EnvVars (proxykit.proxy.env)
   cluster        map     the cluster.* keys as read (proxykit.cluster.facts)
   trustedCA      string  the PEM of the CA(s) a TLS-intercepting proxy signs with, checked; "" when unset
-Per key (http, https, noProxy): proxy > cluster.proxy > global.proxy; "" and [] count as unset.
+  runtimes       list    the runtimes of proxy.runtimes ("java", "node"), each once
+  javaOptions    string  the JVM's proxy flags (proxykit.java.flags) when runtimes has java and the proxy is on
+Per key (http, https, noProxy, trustedCA, runtimes): proxy > cluster.proxy > global.proxy; "" and [] count as unset.
 Values do not change during a render, so the map is never recomputed.
 */}}
 {{- define "proxykit.resolve.settings" -}}
@@ -57,8 +59,8 @@ Values do not change during a render, so the map is never recomputed.
 
 {{- /* pick each key from the first tier that sets it */ -}}
 {{- $picked := dict -}}
-{{- $from := dict "http" "proxy.http" "https" "proxy.https" "noProxy" "proxy.noProxy" "trustedCA" "proxy.trustedCA" -}}
-{{- range $name := list "http" "https" "noProxy" "trustedCA" -}}
+{{- $from := dict "http" "proxy.http" "https" "proxy.https" "noProxy" "proxy.noProxy" "trustedCA" "proxy.trustedCA" "runtimes" "proxy.runtimes" -}}
+{{- range $name := list "http" "https" "noProxy" "trustedCA" "runtimes" -}}
   {{- range $tier := $tiers -}}
     {{- $key := printf "%s.%s" (index $tier 0) $name -}}
     {{- $value := index (index $tier 1) $name -}}
@@ -70,13 +72,13 @@ Values do not change during a render, so the map is never recomputed.
           {{- $_ := set $picked $name (trim $value) -}}
           {{- $_ := set $from $name $key -}}
         {{- end -}}
-      {{- else if and (eq $name "noProxy") (kindIs "slice" $value) -}}
+      {{- else if and (has $name (list "noProxy" "runtimes")) (kindIs "slice" $value) -}}
         {{- if $value -}}
           {{- $_ := set $picked $name $value -}}
           {{- $_ := set $from $name $key -}}
         {{- end -}}
       {{- else if not (kindIs "invalid" $value) -}}
-        {{- fail (printf "proxykit: %s must be a %s, got %s" $key (ternary "list or a comma-separated string" "string" (eq $name "noProxy")) (kindOf $value)) -}}
+        {{- fail (printf "proxykit: %s must be a %s, got %s" $key (ternary "list or a comma-separated string" "string" (has $name (list "noProxy" "runtimes"))) (kindOf $value)) -}}
       {{- end -}}
     {{- end -}}
   {{- end -}}
@@ -137,7 +139,21 @@ Values do not change during a render, so the map is never recomputed.
 {{- if and (or $http $https) $requireNetworks $composed.networks (not $composed.services) -}}
   {{- fail (printf "proxykit: the proxy is on (%s) and cluster.podCIDRs is set, but NO_PROXY would not cover the API server: its ClusterIP would go through the proxy; set cluster.serviceCIDRs or cluster.apiServer (or put the service CIDR in %s), or set cluster.requireNetworks: false to accept that" (ternary (index $from "http") (index $from "https") (ne $http "")) (index $from "noProxy")) -}}
 {{- end -}}
+{{- $runtimes := list -}}
+{{- range $runtime := include "proxykit.validate.list" (dict "value" (index $picked "runtimes") "key" (index $from "runtimes")) | fromJsonArray -}}
+  {{- if not (has $runtime (list "java" "node")) -}}
+    {{- fail (printf "proxykit: %s: unknown runtime %q; the known runtimes are: java, node" (index $from "runtimes") (include "proxykit.validate.redact" (toString $runtime))) -}}
+  {{- end -}}
+  {{- if not (has $runtime $runtimes) }}{{ $runtimes = append $runtimes $runtime }}{{ end -}}
+{{- end -}}
 {{- $noProxy := ternary $composed.noProxy "" $enabled -}}
+{{- if and $noProxy (has "node" $runtimes) -}}
+  {{- $noProxy = include "proxykit.noProxy.withSubdomains" $noProxy -}}
+{{- end -}}
+{{- $javaOptions := "" -}}
+{{- if and $enabled (has "java" $runtimes) -}}
+  {{- $javaOptions = include "proxykit.java.flags" (dict "http" $http "https" $https "httpKey" (index $from "http") "httpsKey" (index $from "https") "runtimesKey" (index $from "runtimes") "noProxy" $noProxy "existingSecret" (ne $existingSecret "")) -}}
+{{- end -}}
 
 {{- $settings := dict
     "enabled" $enabled
@@ -149,6 +165,8 @@ Values do not change during a render, so the map is never recomputed.
     "secretName" $secretName
     "lowercase" $lowercase
     "trustedCA" $trustedCA
+    "runtimes" $runtimes
+    "javaOptions" $javaOptions
     "cluster" $composed.cluster -}}
 {{- $_ := set $settings "env" (include "proxykit.resolve.env" $settings | fromJsonArray) -}}
 {{- $_ := set $ctx "proxykitSettings" $settings -}}
@@ -159,7 +177,9 @@ Values do not change during a render, so the map is never recomputed.
 proxykit.resolve.env — the proxy EnvVar list for resolved settings.
 Input:  the settings map of proxykit.resolve.settings (without "env").
 Output: JSON list: HTTP_PROXY, HTTPS_PROXY, NO_PROXY, then the lower-case twins
-        unless lowercase is false; a variable whose URL is empty is left out.
+        unless lowercase is false; a variable whose URL is empty is left out. Then,
+        for the runtimes: JAVA_TOOL_OPTIONS (java; a plain value: it never holds a
+        credential) and NODE_USE_ENV_PROXY=1 (node).
         With credentials every entry is a secretKeyRef into secretName (upper-case
         keys for both cases), never a value. "[]" when the proxy is off.
 */}}
@@ -183,6 +203,8 @@ Output: JSON list: HTTP_PROXY, HTTPS_PROXY, NO_PROXY, then the lower-case twins
       {{- end -}}
     {{- end -}}
   {{- end -}}
+  {{- if $s.javaOptions }}{{ $env = append $env (dict "name" "JAVA_TOOL_OPTIONS" "value" $s.javaOptions) }}{{ end -}}
+  {{- if has "node" $s.runtimes }}{{ $env = append $env (dict "name" "NODE_USE_ENV_PROXY" "value" "1") }}{{ end -}}
 {{- end -}}
 {{- toJson $env -}}
 {{- end -}}

@@ -3,7 +3,8 @@ proxykit.systemd.dropIn — a systemd drop-in that gives a unit (containerd, kub
 Input:  dict "context" $
 Output: "[Service]" and one Environment="NAME=value" line per variable: HTTP_PROXY,
         HTTPS_PROXY, NO_PROXY, http_proxy, https_proxy, no_proxy (an empty URL's pair
-        is left out). Nodes always get both cases: proxy.lowercase is for containers.
+        is left out), then JAVA_TOOL_OPTIONS and NODE_USE_ENV_PROXY with proxy.runtimes.
+        Nodes always get both cases: proxy.lowercase is for containers.
         Inside the quotes "\" is written "\\", '"' is written '\"' and "%" is written
         "%%" (systemd specifiers), so a password survives byte-exact.
         Nothing when no proxy URL is set in values (proxy.existingSecret alone
@@ -16,8 +17,9 @@ consuming chart's files.
 {{- $s := .context.proxykitSettings -}}
 {{- if or $s.http $s.https -}}
 [Service]
-{{- range $name := list "HTTP_PROXY" "HTTPS_PROXY" "NO_PROXY" "http_proxy" "https_proxy" "no_proxy" -}}
-  {{- $value := index (dict "HTTP_PROXY" $s.http "HTTPS_PROXY" $s.https "NO_PROXY" $s.noProxy) (upper $name) -}}
+{{- $values := include "proxykit.systemd.values" $s | fromJson -}}
+{{- range $name := list "HTTP_PROXY" "HTTPS_PROXY" "NO_PROXY" "http_proxy" "https_proxy" "no_proxy" "JAVA_TOOL_OPTIONS" "NODE_USE_ENV_PROXY" -}}
+  {{- $value := index $values $name -}}
   {{- if $value }}
 Environment="{{ $name }}={{ $value | replace "\\" "\\\\" | replace "\"" "\\\"" | replace "%" "%%" }}"
   {{- end -}}
@@ -29,7 +31,8 @@ Environment="{{ $name }}={{ $value | replace "\\" "\\\\" | replace "\"" "\\\"" |
 proxykit.systemd.envFile — the proxy variables as a shell environment file.
 Input:  dict "context" $
 Output: one `export NAME='value'` line per variable: HTTP_PROXY, HTTPS_PROXY,
-        NO_PROXY, http_proxy, https_proxy, no_proxy (an empty URL's pair left out).
+        NO_PROXY, http_proxy, https_proxy, no_proxy (an empty URL's pair left out),
+        then JAVA_TOOL_OPTIONS and NODE_USE_ENV_PROXY with proxy.runtimes.
         Values are single-quoted, a "'" written as '\'' so any password survives
         byte-exact in sh, dash and bash. Nothing when no proxy URL is set.
 Cluster API nodes source it before kubeadm (see proxykit.kubeadm.preKubeadmCommands):
@@ -40,11 +43,21 @@ out of the KubeadmConfig, where export lines would put credentials.
 {{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.systemd.envFile") -}}
 {{- $s := .context.proxykitSettings -}}
 {{- if or $s.http $s.https -}}
-{{- range $name := list "HTTP_PROXY" "HTTPS_PROXY" "NO_PROXY" "http_proxy" "https_proxy" "no_proxy" -}}
-  {{- $value := index (dict "HTTP_PROXY" $s.http "HTTPS_PROXY" $s.https "NO_PROXY" $s.noProxy) (upper $name) -}}
+{{- $values := include "proxykit.systemd.values" $s | fromJson -}}
+{{- range $name := list "HTTP_PROXY" "HTTPS_PROXY" "NO_PROXY" "http_proxy" "https_proxy" "no_proxy" "JAVA_TOOL_OPTIONS" "NODE_USE_ENV_PROXY" -}}
+  {{- $value := index $values $name -}}
   {{- if $value }}
 export {{ $name }}='{{ $value | replace "'" "'\\''" }}'
   {{- end -}}
 {{- end }}
 {{ end -}}
+{{- end -}}
+
+{{/*
+proxykit.systemd.values — every variable a machine gets, by name, for the two helpers above.
+Input:  the settings map of proxykit.resolve.settings. Output: JSON map of name -> value ("" when unset).
+*/}}
+{{- define "proxykit.systemd.values" -}}
+{{- $node := ternary "1" "" (has "node" .runtimes) -}}
+{{- toJson (dict "HTTP_PROXY" .http "HTTPS_PROXY" .https "NO_PROXY" .noProxy "http_proxy" .http "https_proxy" .https "no_proxy" .noProxy "JAVA_TOOL_OPTIONS" .javaOptions "NODE_USE_ENV_PROXY" $node) -}}
 {{- end -}}

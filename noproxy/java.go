@@ -1,0 +1,111 @@
+package noproxy
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/proxykit/proxykit"
+)
+
+// javaTranslation is a NO_PROXY as the JVM receives it from proxykit: the
+// library's translation to http.nonProxyHosts, compiled.
+type javaTranslation struct {
+	nonProxyHosts string
+	skipped       []proxykit.JavaSkipped
+	patterns      []javaPattern
+}
+
+type javaPattern struct {
+	text  string
+	regex *regexp.Regexp
+}
+
+// javaTranslations caches translations: rendering the library takes milliseconds.
+var javaTranslations sync.Map // NO_PROXY -> *javaTranslation
+
+// translateForJava renders the library's proxykit.java.nonProxyHosts for noProxy.
+func translateForJava(noProxy string) (*javaTranslation, error) {
+	if cached, ok := javaTranslations.Load(noProxy); ok {
+		return cached.(*javaTranslation), nil
+	}
+	hosts, skipped, err := proxykit.JavaNonProxyHosts(noProxy)
+	if err != nil {
+		return nil, err
+	}
+	tr := &javaTranslation{nonProxyHosts: hosts, skipped: skipped, patterns: compileNonProxyHosts(hosts)}
+	javaTranslations.Store(noProxy, tr)
+	return tr, nil
+}
+
+// compileNonProxyHosts models OpenJDK 17's DefaultProxySelector: the property
+// is split at "|", empty parts are dropped, each part is lower-cased and becomes
+// a regular expression: "*" alone matches everything, a leading or trailing "*"
+// any run of characters, the rest literally; a host matches a part whole.
+func compileNonProxyHosts(hosts string) []javaPattern {
+	var patterns []javaPattern
+	for _, part := range strings.Split(hosts, "|") {
+		if part == "" {
+			continue
+		}
+		p := strings.ToLower(part)
+		var expr string
+		switch {
+		case p == "*":
+			expr = ".*"
+		case strings.HasPrefix(p, "*") && strings.HasSuffix(p, "*"):
+			expr = ".*" + regexp.QuoteMeta(p[1:len(p)-1]) + ".*"
+		case strings.HasPrefix(p, "*"):
+			expr = ".*" + regexp.QuoteMeta(p[1:])
+		case strings.HasSuffix(p, "*"):
+			expr = regexp.QuoteMeta(p[:len(p)-1]) + ".*"
+		default:
+			expr = regexp.QuoteMeta(p)
+		}
+		patterns = append(patterns, javaPattern{text: part, regex: regexp.MustCompile("^(?:" + expr + ")$")})
+	}
+	return patterns
+}
+
+// javaHost is the host the JVM matches: the URI's host, lower case, an IPv6
+// address in brackets.
+func javaHost(t target) string {
+	if strings.Contains(t.hostname, ":") {
+		return "[" + t.hostname + "]"
+	}
+	return t.hostname
+}
+
+// javaDecide matches a target against translated nonProxyHosts patterns.
+func javaDecide(patterns []javaPattern, t target) (bool, string) {
+	host := javaHost(t)
+	for _, p := range patterns {
+		if p.regex.MatchString(host) {
+			return true, p.text
+		}
+	}
+	return false, ""
+}
+
+// JavaNotExpressed lists the entries of noProxy that the JVM's http.nonProxyHosts
+// cannot express (an IPv6 CIDR, an entry with a port), each with the reason: the
+// JVM sends those hosts through the proxy where Go goes direct.
+func JavaNotExpressed(noProxy string) ([]proxykit.JavaSkipped, error) {
+	tr, err := translateForJava(noProxy)
+	if err != nil {
+		return nil, err
+	}
+	return tr.skipped, nil
+}
+
+// javaFlags reads the proxy system properties from a JAVA_TOOL_OPTIONS value;
+// the JVM keeps the last of two flags for one property.
+func javaFlags(options string) map[string]string {
+	flags := map[string]string{}
+	for _, field := range strings.Fields(options) {
+		if name, value, ok := strings.Cut(strings.TrimPrefix(field, "-D"), "="); ok && strings.HasPrefix(field, "-D") {
+			flags[name] = value
+		}
+	}
+	return flags
+}
