@@ -14,17 +14,19 @@ ETCD      := $(BIN)/etcd
 HELM_DOCS := $(BIN)/helm-docs
 OCI_REGISTRY := $(BIN)/registry
 TRUST_MANAGER := $(BIN)/trust-manager
+KUBECTL   := $(BIN)/kubectl
+CRDS      := $(BIN)/crds.stamp
 DIST      := dist
 
 DEMO_CHART  := examples/consumer-app
 DEMO_VALUES := examples/providers/eks.yaml
 
-.PHONY: all tools test render e2e bench demo lint yamllint debian-packages node-modules docs package publish clean
+.PHONY: all tools test render e2e bench demo lint yamllint debian-packages node-modules docs package publish krew clean
 
 all: test
 
 ## tools: build the test binaries from pinned Go modules (Kyverno takes minutes the first time)
-tools: $(HELM) $(HELM4) $(KYVERNO) $(KYVERNO_CONTROLLERS) $(APISERVER) $(AGGREGATION) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER)
+tools: $(HELM) $(HELM4) $(KYVERNO) $(KYVERNO_CONTROLLERS) $(APISERVER) $(AGGREGATION) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER) $(KUBECTL) $(CRDS)
 
 # the helm CLI from the helm.sh/helm/v3 version pinned in go.mod
 $(HELM): go.mod go.sum
@@ -80,6 +82,22 @@ $(TRUST_MANAGER): tools/trust-manager/go.mod tools/trust-manager/go.sum
 	@mkdir -p $(BIN)
 	cd tools/trust-manager && $(GO) build -o $@ github.com/cert-manager/trust-manager/cmd/trust-manager
 
+# kubectl from its Go module, for the `kubectl proxykit` plugin tests
+$(KUBECTL): tools/kubectl/go.mod tools/kubectl/go.sum tools/kubectl/main.go
+	@mkdir -p $(BIN)
+	cd tools/kubectl && $(GO) build -o $@ .
+
+# the modules whose CRDs the discover tests apply (Cluster API's Cluster, Calico's IPPool)
+$(CRDS): tools/crds/go.mod tools/crds/go.sum
+	@mkdir -p $(BIN)
+	cd tools/crds && $(GO) mod download sigs.k8s.io/cluster-api github.com/projectcalico/calico
+	@touch $@
+
+## krew: the kubectl plugin's archives for Linux and macOS (amd64, arm64) and its krew
+## manifest with their checksums, in dist/ (VERSION=v0.4.0 names the release they are for)
+krew:
+	./hack/krew.sh $(DIST) $(or $(VERSION),v$(shell sed -n 's/^version: //p' library/proxykit/Chart.yaml))
+
 ## docs: regenerate the chart READMEs (library/proxykit and charts/*) with helm-docs
 docs: $(HELM_DOCS)
 	$(HELM_DOCS) --chart-search-root . --skip-version-footer
@@ -111,7 +129,7 @@ publish: package
 test: tools yamllint node-modules
 	@# a library archive vendored by an earlier run may be stale: the packages' examples would render it
 	rm -f charts/*/charts/proxykit-*.tgz examples/*/charts/proxykit-*.tgz tests/testdata/*/charts/proxykit-*.tgz
-	$(GO) test -count=1 -race . ./cmd/... ./internal/... ./noproxy/... ./proxytest/...
+	$(GO) test -count=1 -race . ./cmd/... ./discover/... ./internal/... ./noproxy/... ./proxytest/...
 	$(GO) test -count=1 ./tests/
 	$(GO) test -count=1 -parallel 4 ./tests/integration/
 	cd examples/consumer-app && $(GO) test -count=1 ./...

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/proxykit/proxykit/proxytest"
 )
 
@@ -15,22 +17,30 @@ const maxManifests = 64 << 20
 
 // runCheck reads rendered manifests from FILE or standard input ("-" or none)
 // and prints proxytest.Check's findings; cluster facts come from the values.
-func runCheck(args []string, stdin io.Reader, stdout io.Writer) error {
-	fs := flagSet("check")
-	v := addValueFlags(fs)
-	output := fs.StringP("output", "o", "text", "text or json")
-	if err := parse(fs, args); err != nil {
-		return err
+func newCheckCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "check [-f VALUES]... [--set K=V]... [-o text|json] [FILE|-]",
+		Short: "check rendered manifests (helm template ... | proxykit check -f v.yaml -)",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef("takes one FILE (or - for standard input), got %d", len(args))
+			}
+			return nil
+		},
 	}
-	if *output != "text" && *output != "json" {
-		return usagef("-o: %q is not one of text, json", *output)
-	}
-	if fs.NArg() > 1 {
-		return usagef("takes one FILE (or - for standard input), got %d", fs.NArg())
+	v := addValueFlags(cmd.Flags())
+	output := cmd.Flags().StringP("output", "o", "text", "text or json")
+	cmd.RunE = func(_ *cobra.Command, args []string) error { return runCheck(v, *output, args, stdin, stdout) }
+	return cmd
+}
+
+func runCheck(v *valueFlags, output string, args []string, stdin io.Reader, stdout io.Writer) error {
+	if output != "text" && output != "json" {
+		return usagef("-o: %q is not one of text, json", output)
 	}
 	in := stdin
-	if fs.NArg() == 1 && fs.Arg(0) != "-" {
-		f, err := os.Open(fs.Arg(0))
+	if len(args) == 1 && args[0] != "-" {
+		f, err := os.Open(args[0])
 		if err != nil {
 			return usagef("%v", err)
 		}
@@ -69,7 +79,7 @@ func runCheck(args []string, stdin io.Reader, stdout io.Writer) error {
 		return usagef("%v", err)
 	}
 	findings := proxytest.Check(m, cluster)
-	if *output == "json" {
+	if output == "json" {
 		if findings == nil {
 			findings = []proxytest.Finding{}
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 )
 
@@ -19,19 +20,22 @@ var envFormats = map[string]string{
 
 // runEnv prints the resolved proxy variables themselves (credentials included:
 // this is for the machine that needs them), both cases, as nodes get them.
-func runEnv(args []string, _ io.Reader, stdout io.Writer) error {
-	fs := flagSet("env")
-	v := addValueFlags(fs)
-	format := fs.String("format", "dotenv", "dotenv, shell, systemd or yaml")
-	if err := parse(fs, args); err != nil {
-		return err
+func newEnvCmd(stdout io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "env [-f VALUES]... [--set K=V]... [--format dotenv|shell|systemd|yaml]",
+		Short: "the proxy variables, for VMs, CI runners and systemd",
+		Args:  noArgs,
 	}
-	if fs.NArg() > 0 {
-		return usagef("takes no arguments, got %q", strings.Join(fs.Args(), " "))
-	}
-	helper, ok := envFormats[*format]
+	v := addValueFlags(cmd.Flags())
+	format := cmd.Flags().String("format", "dotenv", "dotenv, shell, systemd or yaml")
+	cmd.RunE = func(*cobra.Command, []string) error { return runEnv(v, *format, stdout) }
+	return cmd
+}
+
+func runEnv(v *valueFlags, format string, stdout io.Writer) error {
+	helper, ok := envFormats[format]
 	if !ok {
-		return usagef("--format: %q is not one of dotenv, shell, systemd, yaml", *format)
+		return usagef("--format: %q is not one of dotenv, shell, systemd, yaml", format)
 	}
 	out, err := include(v, helper)
 	if err != nil {
@@ -41,7 +45,7 @@ func runEnv(args []string, _ io.Reader, stdout io.Writer) error {
 		return usagef("the proxy is off: set proxy.http or proxy.https")
 	}
 	out = strings.TrimLeft(out, "\n")
-	switch *format {
+	switch format {
 	case "dotenv":
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		for i, line := range lines {

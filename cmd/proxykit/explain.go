@@ -8,32 +8,41 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	"github.com/proxykit/proxykit/noproxy"
 )
 
 // runExplain prints, per target and client, whether the request goes direct or
 // through the proxy under --no-proxy, and the entry that decided.
-func runExplain(args []string, _ io.Reader, stdout io.Writer) error {
-	fs := flagSet("explain")
-	list := fs.String("no-proxy", "", "the NO_PROXY value to judge (required)")
-	clientNames := fs.StringArray("client", nil, clientList()+" (repeatable; default: all)")
-	output := fs.StringP("output", "o", "text", "text or json")
-	if err := parse(fs, args); err != nil {
-		return err
+func newExplainCmd(stdout io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "explain --no-proxy LIST [--client NAME]... [-o text|json] TARGET...",
+		Short: "per target and client: direct or through the proxy, and the entry that matched",
 	}
-	if !fs.Changed("no-proxy") {
+	list := cmd.Flags().String("no-proxy", "", "the NO_PROXY value to judge (required)")
+	clientNames := cmd.Flags().StringArray("client", nil, clientList()+" (repeatable; default: all)")
+	output := cmd.Flags().StringP("output", "o", "text", "text or json")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return runExplain(cmd.Flags().Changed("no-proxy"), *list, *clientNames, *output, args, stdout)
+	}
+	return cmd
+}
+
+func runExplain(listSet bool, list string, clientNames []string, output string, targets []string, stdout io.Writer) error {
+	if !listSet {
 		return usagef("--no-proxy is required (the NO_PROXY value to judge; `proxykit noproxy -f values.yaml` prints the library's)")
 	}
-	if *output != "text" && *output != "json" {
-		return usagef("-o: %q is not one of text, json", *output)
+	if output != "text" && output != "json" {
+		return usagef("-o: %q is not one of text, json", output)
 	}
-	if fs.NArg() == 0 {
+	if len(targets) == 0 {
 		return usagef("name at least one TARGET (a URL or host[:port])")
 	}
 	clients := noproxy.Clients
-	if len(*clientNames) > 0 {
+	if len(clientNames) > 0 {
 		clients = nil
-		for _, name := range *clientNames {
+		for _, name := range clientNames {
 			c, err := noproxy.ParseClient(name)
 			if err != nil {
 				return usagef("--client: %v", err)
@@ -42,9 +51,9 @@ func runExplain(args []string, _ io.Reader, stdout io.Writer) error {
 		}
 	}
 	decisions := []noproxy.Decision{}
-	for _, target := range fs.Args() {
+	for _, target := range targets {
 		for _, c := range clients {
-			d, err := noproxy.Decide(c, *list, target)
+			d, err := noproxy.Decide(c, list, target)
 			if err != nil {
 				return usagef("%s", redactUserInfo(err.Error()))
 			}
@@ -52,7 +61,7 @@ func runExplain(args []string, _ io.Reader, stdout io.Writer) error {
 			decisions = append(decisions, d)
 		}
 	}
-	if *output == "json" {
+	if output == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(decisions)
@@ -74,7 +83,7 @@ func runExplain(args []string, _ io.Reader, stdout io.Writer) error {
 		if c != noproxy.Java {
 			continue
 		}
-		skipped, err := noproxy.JavaNotExpressed(*list)
+		skipped, err := noproxy.JavaNotExpressed(list)
 		if err != nil {
 			return usagef("%v", err)
 		}

@@ -1,12 +1,17 @@
 // Command proxykit renders what the proxykit library derives from a chart's
-// values, and audits rendered manifests.
+// values, audits rendered manifests, and reads and audits live clusters. The
+// same binary is the kubectl plugin `kubectl proxykit` when installed as
+// kubectl-proxykit.
 //
 //	proxykit noproxy [-f VALUES]... [--set K=V]...
 //	proxykit env [-f VALUES]... [--set K=V]... [--format dotenv|shell|systemd|yaml]
 //	proxykit check [-f VALUES]... [--set K=V]... [-o text|json] [FILE|-]
 //	proxykit explain --no-proxy LIST [--client NAME]... [-o text|json] TARGET...
+//	proxykit discover [--kubeconfig F] [--context C] [--capi-cluster NS/NAME] [-o yaml|json]
+//	proxykit audit [--kubeconfig F] [--context C] [-n NS | -A] [-f VALUES]... [-o text|json|policyreport]
 //
-// Exit status: 0 clean, 1 findings (check), 2 bad input or usage.
+// Exit status: 0 clean, 1 findings (check, audit), 2 bad input, usage or an
+// unreachable cluster.
 package main
 
 import (
@@ -14,8 +19,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 )
 
 // usageError is bad input or usage: exit status 2.
@@ -23,86 +30,80 @@ type usageError struct{ error }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-// errFindings ends `check` with exit status 1 after printing its findings.
+// errFindings ends `check` and `audit` with exit status 1 after printing their findings.
 var errFindings = errors.New("findings")
-
-// helpRequested is -h or --help on a command: its usage goes to stdout, exit 0.
-type helpRequested struct{ usage string }
-
-func (h helpRequested) Error() string { return h.usage }
-
-type command struct {
-	name, args, summary string
-	run                 func(args []string, stdin io.Reader, stdout io.Writer) error
-}
-
-var commands = []command{
-	{"noproxy", "[-f VALUES]... [--set K=V]...", "the NO_PROXY the library renders for these values", runNoProxy},
-	{"env", "[-f VALUES]... [--set K=V]... [--format dotenv|shell|systemd|yaml]", "the proxy variables, for VMs, CI runners and systemd", runEnv},
-	{"check", "[-f VALUES]... [--set K=V]... [-o text|json] [FILE|-]", "check rendered manifests (helm template ... | proxykit check -f v.yaml -)", runCheck},
-	{"explain", "--no-proxy LIST [--client NAME]... [-o text|json] TARGET...", "per target and client: direct or through the proxy, and the entry that matched", runExplain},
-}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// displayName is how the command names itself: "kubectl proxykit" when kubectl
+// runs it as the plugin kubectl-proxykit.
+func displayName() string {
+	if strings.HasPrefix(filepath.Base(os.Args[0]), "kubectl-") {
+		return "kubectl proxykit"
+	}
+	return "proxykit"
+}
+
+// newRootCmd builds the command tree; every command writes to the given streams.
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "proxykit",
+		Short: "what the proxykit library derives from a chart's values, an audit of rendered manifests and of live clusters",
+		Long: "proxykit: what the proxykit library derives from a chart's values, an audit of rendered manifests and of live clusters.\n\n" +
+			"Exit status: 0 clean, 1 findings (check, audit), 2 bad input, usage or an unreachable cluster.",
+		Annotations:       map[string]string{cobra.CommandDisplayNameAnnotation: displayName()},
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(
+		newNoProxyCmd(stdout),
+		newEnvCmd(stdout),
+		newCheckCmd(stdin, stdout),
+		newExplainCmd(stdout),
+		newDiscoverCmd(stdout, stderr),
+	)
+	// flag errors name the flag: usage errors, exit 2
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
+	return root
+}
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdin, stdout, stderr)
 	if len(args) == 0 {
-		usage(stderr)
+		root.SetOut(stderr)
+		_ = root.Usage()
 		return 2
 	}
-	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stdout)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	switch {
+	case err == nil:
 		return 0
+	case errors.Is(err, errFindings):
+		return 1
 	}
-	for _, c := range commands {
-		if c.name != args[0] {
-			continue
-		}
-		err := c.run(args[1:], stdin, stdout)
-		var help helpRequested
-		switch {
-		case err == nil:
-			return 0
-		case errors.Is(err, errFindings):
-			return 1
-		case errors.As(err, &help):
-			fmt.Fprintf(stdout, "Usage: proxykit %s %s\n  %s\n\nFlags:\n%s", c.name, c.args, c.summary, help.usage)
-			return 0
-		default:
-			fmt.Fprintf(stderr, "proxykit %s: %v\n", c.name, err)
-			return 2
-		}
+	name := displayName()
+	if cmd != nil && cmd != root {
+		name += " " + cmd.Name()
 	}
-	fmt.Fprintf(stderr, "proxykit: unknown command %q\n", args[0])
-	usage(stderr)
+	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	if cmd == nil || cmd == root {
+		root.SetOut(stderr)
+		_ = root.Usage()
+	}
 	return 2
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "proxykit: what the proxykit library derives from a chart's values, and an audit of rendered manifests")
-	fmt.Fprintln(w, "\nUsage:")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  proxykit %s %s\n      %s\n", c.name, c.args, c.summary)
-	}
-	fmt.Fprintln(w, "\nExit status: 0 clean, 1 findings (check), 2 bad input or usage.")
-}
-
-// flagSet is a command's flags; parse reports their errors.
-func flagSet(name string) *pflag.FlagSet {
-	fs := pflag.NewFlagSet("proxykit "+name, pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	return fs
-}
-
-// parse parses flags, turning pflag's errors (they name the flag) into usage errors.
-func parse(fs *pflag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return helpRequested{fs.FlagUsages()}
-		}
-		return usagef("%v", err)
+// noArgs rejects positional arguments, naming them.
+func noArgs(_ *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("takes no arguments, got %q", strings.Join(args, " "))
 	}
 	return nil
 }

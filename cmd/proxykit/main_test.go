@@ -57,7 +57,7 @@ func TestCommands(t *testing.T) {
 		{"explain: no target", "", []string{"explain", "--no-proxy", "a"}, 2, nil, []string{"TARGET"}},
 		{"explain: a table", "", []string{"explain", "--no-proxy", "*.corp.example,.corp.example", "--client", "go", "--client", "curl", "https://git.corp.example"}, 0,
 			[]string{"https://git.corp.example  go      direct  *.corp.example", "https://git.corp.example  curl    direct  .corp.example"}, nil},
-		{"unknown command", "", []string{"audit"}, 2, nil, []string{`unknown command "audit"`, "Usage:"}},
+		{"unknown command", "", []string{"frobnicate"}, 2, nil, []string{`unknown command "frobnicate"`, "Usage:"}},
 		{"no command", "", nil, 2, nil, []string{"Usage:", "proxykit check"}},
 	}
 	for _, tc := range cases {

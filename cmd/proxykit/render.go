@@ -2,7 +2,8 @@ package main
 
 import (
 	"io"
-	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/proxykit/proxykit"
 )
@@ -21,22 +22,23 @@ func include(v *valueFlags, helper string) (string, error) {
 	return out, nil
 }
 
-func runNoProxy(args []string, _ io.Reader, stdout io.Writer) error {
-	fs := flagSet("noproxy")
-	v := addValueFlags(fs)
-	if err := parse(fs, args); err != nil {
+func newNoProxyCmd(stdout io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "noproxy [-f VALUES]... [--set K=V]...",
+		Short: "the NO_PROXY the library renders for these values",
+		Args:  noArgs,
+	}
+	v := addValueFlags(cmd.Flags())
+	cmd.RunE = func(*cobra.Command, []string) error {
+		out, err := include(v, "proxykit.proxy.noProxy")
+		if err != nil {
+			return err
+		}
+		if out == "" {
+			return usagef("the proxy is off: set proxy.http or proxy.https (or cluster.proxy.*, global.proxy.*)")
+		}
+		_, err = io.WriteString(stdout, out+"\n")
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usagef("takes no arguments, got %q", strings.Join(fs.Args(), " "))
-	}
-	out, err := include(v, "proxykit.proxy.noProxy")
-	if err != nil {
-		return err
-	}
-	if out == "" {
-		return usagef("the proxy is off: set proxy.http or proxy.https (or cluster.proxy.*, global.proxy.*)")
-	}
-	_, err = io.WriteString(stdout, out+"\n")
-	return err
+	return cmd
 }

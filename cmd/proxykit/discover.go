@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/proxykit/proxykit/discover"
+)
+
+// clusterFlags are kubectl's: --kubeconfig, --context, -n/--namespace and the
+// rest of genericclioptions.ConfigFlags, read as kubectl reads them.
+func clusterFlags(cmd *cobra.Command) *genericclioptions.ConfigFlags {
+	flags := genericclioptions.NewConfigFlags(true)
+	flags.AddFlags(cmd.Flags())
+	return flags
+}
+
+func newDiscoverCmd(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "discover [--kubeconfig F] [--context C] [--capi-cluster NS/NAME] [-o yaml|json]",
+		Short: "read the cluster facts (pod and service networks, API server, domain) from a live cluster, as values",
+		Args:  noArgs,
+	}
+	kube := clusterFlags(cmd)
+	output := cmd.Flags().StringP("output", "o", "yaml", "yaml (a values file for -f) or json")
+	capi := cmd.Flags().String("capi-cluster", "", "NAMESPACE/NAME of a Cluster API Cluster: the workload cluster's facts, from a management cluster")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if *output != "yaml" && *output != "json" {
+			return usagef("-o: %q is not one of yaml, json", *output)
+		}
+		config, err := kube.ToRESTConfig()
+		if err != nil {
+			return usagef("%v", err)
+		}
+		res, err := discover.Discover(cmd.Context(), config, discover.Options{CAPICluster: *capi})
+		if res == nil { // unreachable, or --capi-cluster names no Cluster
+			return usagef("%v", err)
+		}
+		if *output == "json" {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(res); err != nil {
+				return err
+			}
+		} else {
+			writeValues(stdout, config.Host, res)
+			for _, w := range res.Warnings {
+				fmt.Fprintf(stderr, "warning: %s\n", w)
+			}
+		}
+		if err != nil {
+			return usagef("%v", err)
+		}
+		return nil
+	}
+	return cmd
+}
+
+// writeValues prints the facts as a values file with a comment per fact naming
+// where it came from, and the warnings as comments at the end.
+func writeValues(w io.Writer, host string, res *discover.Result) {
+	from := func(key string) string {
+		if s := res.Sources[key]; len(s) > 0 {
+			return "  # from " + strings.Join(s, "; ")
+		}
+		return "  # assumed: see the warnings"
+	}
+	quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	list := func(key string, items []string) {
+		if len(items) == 0 {
+			fmt.Fprintf(w, "  %s: []%s\n", key, from(key))
+			return
+		}
+		fmt.Fprintf(w, "  %s:%s\n", key, from(key))
+		for _, item := range items {
+			fmt.Fprintf(w, "    - %s\n", quote(item))
+		}
+	}
+	c := res.Cluster
+	fmt.Fprintf(w, "# proxykit discover: the cluster facts of %s\ncluster:\n", host)
+	fmt.Fprintf(w, "  domain: %s%s\n", quote(c.Domain), from("domain"))
+	list("podCIDRs", c.PodCIDRs)
+	list("serviceCIDRs", c.ServiceCIDRs)
+	fmt.Fprintf(w, "  nodeCIDRs: []  # not in the Kubernetes API: see the warnings\n")
+	if c.APIServer != "" {
+		fmt.Fprintf(w, "  apiServer: %s%s\n", quote(c.APIServer), from("apiServer"))
+	}
+	fmt.Fprintf(w, "  metadataEndpoints: %t%s\n", c.MetadataEndpoints, strings.Replace(from("metadataEndpoints"), "# assumed: see the warnings", "# the clouds' metadata addresses stay off the proxy", 1))
+	for _, warning := range res.Warnings {
+		fmt.Fprintf(w, "# warning: %s\n", warning)
+	}
+}

@@ -1,0 +1,53 @@
+package discover
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+// OpenShift's Network config is read here through client-go's fakes: no module
+// the project can download ships its CRD, which the live tests of
+// tests/integration (every other source, on a real API server) would need.
+func TestOpenShiftNetwork(t *testing.T) {
+	network := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "config.openshift.io/v1", "kind": "Network", "metadata": map[string]any{"name": "cluster"},
+		"spec": map[string]any{
+			"clusterNetwork": []any{map[string]any{"cidr": "10.128.0.0/14", "hostPrefix": int64(23)}, map[string]any{"cidr": "fd01::/48", "hostPrefix": int64(64)}},
+			"serviceNetwork": []any{"172.30.0.0/16", "fd02::/112"},
+		}}}
+	scheme := runtime.NewScheme()
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{
+		calicoIPPools: "IPPoolList", openShiftNetwork: "NetworkList",
+	}, network)
+	client := fake.NewClientset(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: "default"}, Spec: corev1.ServiceSpec{ClusterIP: "172.30.0.1"}})
+	res, err := discoverWith(context.Background(), client, dyn, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"10.128.0.0/14", "fd01::/48"}, res.Cluster.PodCIDRs)
+	assert.Equal(t, []string{"172.30.0.0/16", "fd02::/112"}, res.Cluster.ServiceCIDRs)
+	assert.Equal(t, []string{"Network.config.openshift.io cluster"}, res.Sources["podCIDRs"])
+	assert.Equal(t, "172.30.0.1", res.Cluster.APIServer)
+}
+
+// A source that holds no network leaves Discover with an error that says so,
+// and the warnings it gathered.
+func TestNoNetworkIsAnError(t *testing.T) {
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		calicoIPPools: "IPPoolList", openShiftNetwork: "NetworkList",
+	})
+	client := fake.NewClientset(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "cilium-config", Namespace: "kube-system"},
+		Data: map[string]string{"cluster-pool-ipv4-cidr": "10.0.0.0/33"}})
+	res, err := discoverWith(context.Background(), client, dyn, Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "no source named a pod or a service network")
+	assert.Contains(t, res.Warnings, `ConfigMap kube-system/cilium-config: cluster-pool-ipv4-cidr/ipv6-cidr "10.0.0.0/33" is not a CIDR; left out`)
+}

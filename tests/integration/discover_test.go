@@ -1,0 +1,366 @@
+package integration
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/proxykit/proxykit/discover"
+	"github.com/proxykit/proxykit/tests/fixture"
+)
+
+var (
+	proxykitOnce sync.Once
+	proxykitBin  string
+	proxykitErr  error
+)
+
+// proxykitCLI builds the CLI from the work tree once per test binary.
+func proxykitCLI(t testing.TB) string {
+	proxykitOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "proxykit-cli")
+		if err != nil {
+			proxykitErr = err
+			return
+		}
+		proxykitBin = filepath.Join(dir, "proxykit")
+		cmd := exec.Command("go", "build", "-o", proxykitBin, "./cmd/proxykit")
+		cmd.Dir = fixture.Root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			proxykitErr = fmt.Errorf("go build ./cmd/proxykit: %v\n%s", err, out)
+		}
+	})
+	require.NoError(t, proxykitErr)
+	return proxykitBin
+}
+
+// cli runs the proxykit binary and returns its exit code, stdout and stderr.
+func cli(t testing.TB, bin string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return code, out.String(), errOut.String()
+}
+
+// discoverJSON runs `proxykit discover -o json` against the control plane.
+func discoverJSON(t *testing.T, kubeconfig string, args ...string) (int, discover.Result, string) {
+	t.Helper()
+	code, out, stderr := cli(t, proxykitCLI(t), append([]string{"discover", "--kubeconfig", kubeconfig, "-o", "json"}, args...)...)
+	var res discover.Result
+	if code == 0 || strings.HasPrefix(strings.TrimSpace(out), "{") {
+		require.NoError(t, json.Unmarshal([]byte(out), &res), "stdout:\n%s\nstderr:\n%s", out, stderr)
+	}
+	return code, res, stderr
+}
+
+// hasWarning tells whether some warning contains every part.
+func hasWarning(res discover.Result, parts ...string) bool {
+	for _, w := range res.Warnings {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(w, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// TestDiscover seeds every source `proxykit discover` reads into a loopback
+// kube-apiserver, one after the other, most exact last, and compares what it
+// prints with the truth at each step: conflicting, missing, malformed and
+// forbidden sources included. The values it prints go through `proxykit noproxy`
+// and the NO_PROXY is judged with Go's httpproxy.
+func TestDiscover(t *testing.T) {
+	t.Parallel()
+	cp := startControlPlane(t)
+	ctx := context.Background()
+	objects := newObjectClient(t, cp)
+	applyModuleCRDs(t, objects, "sigs.k8s.io/cluster-api", "crds", "core/config/crd/bases/cluster.x-k8s.io_clusters.yaml",
+		schema.GroupVersionKind{Group: "cluster.x-k8s.io", Version: "v1beta2", Kind: "Cluster"})
+	applyModuleCRDs(t, objects, "github.com/projectcalico/calico", "crds", "libcalico-go/config/crd/crd.projectcalico.org_ippools.yaml",
+		schema.GroupVersionKind{Group: "crd.projectcalico.org", Version: "v1", Kind: "IPPool"})
+	kubeconfig := cp.Kubeconfig
+
+	t.Run("a bare cluster: the ServiceCIDRs and the kubernetes Service; the domain assumed", func(t *testing.T) {
+		code, res, stderr := discoverJSON(t, kubeconfig)
+		require.Equal(t, 0, code, stderr)
+		assert.Equal(t, []string{"10.96.0.0/12", "fd00:10:96::/112"}, res.Cluster.ServiceCIDRs, "the API server's --service-cluster-ip-range, dual-stack")
+		assert.Equal(t, "10.96.0.1", res.Cluster.APIServer)
+		assert.Equal(t, []string{"Service default/kubernetes"}, res.Sources["apiServer"])
+		assert.Equal(t, "cluster.local", res.Cluster.Domain)
+		assert.True(t, hasWarning(res, "cluster.domain", "cluster.local assumed"), "%v", res.Warnings)
+		assert.Empty(t, res.Cluster.PodCIDRs)
+	})
+
+	// a second ServiceCIDR: the service network grew
+	_, err := cp.Client.NetworkingV1().ServiceCIDRs().Create(ctx, &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: "extra"},
+		Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.200.0.0/16"}}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	for i, n := range []struct{ name, provider string }{{"node-a", "aws:///eu-west-1a/i-0a"}, {"node-b", "aws:///eu-west-1b/i-0b"}} {
+		_, err := cp.Client.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.name},
+			Spec: corev1.NodeSpec{PodCIDRs: []string{fmt.Sprintf("10.244.%d.0/24", i), fmt.Sprintf("fd00:10:244:%d::/64", i)}, ProviderID: n.provider}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+	t.Run("Nodes only: the pod network inferred from their ranges, with a warning", func(t *testing.T) {
+		code, res, stderr := discoverJSON(t, kubeconfig)
+		require.Equal(t, 0, code, stderr)
+		assert.Equal(t, []string{"10.96.0.0/12", "fd00:10:96::/112", "10.200.0.0/16"}, res.Cluster.ServiceCIDRs)
+		assert.Equal(t, []string{"10.244.0.0/24", "fd00:10:244::/64", "10.244.1.0/24", "fd00:10:244:1::/64"}, res.Cluster.PodCIDRs)
+		assert.True(t, hasWarning(res, "cluster.podCIDRs", "inferred", "2 Node(s)"), "%v", res.Warnings)
+		assert.Equal(t, []string{"Node node-a (aws)"}, res.Sources["metadataEndpoints"])
+	})
+
+	createConfigMap := func(name string, data map[string]string) {
+		t.Helper()
+		_, err := cp.Client.CoreV1().ConfigMaps("kube-system").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name}, Data: data}, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+	createConfigMap("cilium-config", map[string]string{"cluster-pool-ipv4-cidr": "10.244.0.0/16", "cluster-pool-ipv6-cidr": "fd00:10:244::/56"})
+	t.Run("Cilium's cluster pool: the whole pod network, Nodes no longer needed", func(t *testing.T) {
+		code, res, stderr := discoverJSON(t, kubeconfig)
+		require.Equal(t, 0, code, stderr)
+		assert.Equal(t, []string{"10.244.0.0/16", "fd00:10:244::/56"}, res.Cluster.PodCIDRs)
+		assert.Equal(t, []string{"ConfigMap kube-system/cilium-config"}, res.Sources["podCIDRs"])
+		assert.False(t, hasWarning(res, "inferred"), "%v", res.Warnings)
+	})
+
+	pool := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "crd.projectcalico.org/v1", "kind": "IPPool", "metadata": map[string]any{"name": "default-ipv4-ippool"},
+		"spec": map[string]any{"cidr": "192.168.0.0/16"}}}
+	_, err = objects.dynamic.Resource(schema.GroupVersionResource{Group: "crd.projectcalico.org", Version: "v1", Resource: "ippools"}).Create(ctx, pool, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Run("Calico and Cilium disagree: the first wins, the warning names both", func(t *testing.T) {
+		code, res, stderr := discoverJSON(t, kubeconfig)
+		require.Equal(t, 0, code, stderr)
+		assert.Equal(t, []string{"192.168.0.0/16"}, res.Cluster.PodCIDRs)
+		assert.True(t, hasWarning(res, "cluster.podCIDRs", "IPPool default-ipv4-ippool", "ConfigMap kube-system/cilium-config says 10.244.0.0/16,fd00:10:244::/56"), "%v", res.Warnings)
+	})
+
+	createConfigMap("kubeadm-config", map[string]string{"ClusterConfiguration": `apiVersion: kubeadm.k8s.io/v1beta4
+kind: ClusterConfiguration
+networking:
+  podSubnet: 10.244.0.0/16,fd00:10:244::/56
+  serviceSubnet: 10.96.0.0/12,fd00:10:96::/112
+  dnsDomain: k8s.internal
+`})
+	createConfigMap("kubelet-config", map[string]string{"kubelet": "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nclusterDomain: k8s.internal\n"})
+	t.Run("kubeadm-config, dual-stack: the pod network and the domain; kubelet-config agrees", func(t *testing.T) {
+		code, res, stderr := discoverJSON(t, kubeconfig)
+		require.Equal(t, 0, code, stderr)
+		assert.Equal(t, []string{"10.244.0.0/16", "fd00:10:244::/56"}, res.Cluster.PodCIDRs)
+		assert.Equal(t, "ConfigMap kube-system/kubeadm-config", res.Sources["podCIDRs"][0])
+		assert.Contains(t, res.Sources["podCIDRs"], "ConfigMap kube-system/cilium-config", "an agreeing source is named too")
+		assert.Equal(t, "k8s.internal", res.Cluster.Domain)
+		assert.Equal(t, []string{"ConfigMap kube-system/kubeadm-config", "ConfigMap kube-system/kubelet-config"}, res.Sources["domain"])
+		assert.True(t, hasWarning(res, "cluster.serviceCIDRs", "ServiceCIDR kubernetes,extra", "kubeadm-config says 10.96.0.0/12,fd00:10:96::/112"),
+			"the added ServiceCIDR is not in kubeadm's configuration: %v", res.Warnings)
+
+		// the values file it prints goes through the library as it is
+		code, values, stderr := cli(t, proxykitCLI(t), "discover", "--kubeconfig", kubeconfig)
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, values, "  podCIDRs:  # from ConfigMap kube-system/kubeadm-config; ConfigMap kube-system/cilium-config\n    - \"10.244.0.0/16\"\n")
+		assert.Contains(t, stderr, "warning: cluster.podCIDRs:")
+		t.Logf("$ proxykit discover\n%s%s", values, stderr)
+		file := filepath.Join(t.TempDir(), "cluster.yaml")
+		require.NoError(t, os.WriteFile(file, []byte(values), 0o600))
+		code, noProxy, stderr := cli(t, proxykitCLI(t), "noproxy", "-f", file, "--set", "proxy.http=http://proxy.corp.example:3128")
+		require.Equal(t, 0, code, stderr)
+		fixture.AssertProxySelection(t, strings.TrimSpace(noProxy),
+			[]string{"http://10.244.7.9:8080", "http://[fd00:10:244::9]:8080", "https://10.96.0.1", "http://10.200.3.4", "http://[fd00:10:96::a]",
+				"http://web.shop.svc.k8s.internal:8080", "http://web.shop.svc.k8s.internal.:8080", "http://kubernetes.default.svc"},
+			[]string{"https://api.github.com", "http://192.168.1.1", "http://web.shop.svc.cluster.local"})
+	})
+
+	// a kubeadm-config that does not parse: a warning naming it, the other sources answer
+	_, err = cp.Client.CoreV1().ConfigMaps("kube-system").Update(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kubeadm-config"},
+		Data: map[string]string{"ClusterConfiguration": "networking: [podSubnet"}}, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	t.Run("a malformed ClusterConfiguration: a warning naming the object", func(t *testing.T) {
+		code, res, stderr := discoverJSON(t, kubeconfig)
+		require.Equal(t, 0, code, stderr)
+		assert.True(t, hasWarning(res, "ConfigMap kube-system/kubeadm-config", "does not parse"), "%v", res.Warnings)
+		assert.Equal(t, []string{"192.168.0.0/16"}, res.Cluster.PodCIDRs, "Calico answers")
+		assert.Equal(t, "k8s.internal", res.Cluster.Domain, "kubelet-config answers")
+	})
+
+	t.Run("the read-only RBAC the README states is enough; without ConfigMaps, warnings name them", func(t *testing.T) {
+		full := boundServiceAccount(t, cp, "discover-full", discoverRules)
+		code, res, stderr := discoverJSON(t, full)
+		require.Equal(t, 0, code, stderr)
+		assert.False(t, hasWarning(res, "not allowed"), "%v", res.Warnings)
+		assert.Equal(t, []string{"192.168.0.0/16"}, res.Cluster.PodCIDRs)
+
+		var noConfigMaps []rbacv1.PolicyRule
+		for _, r := range discoverRules {
+			if !(len(r.Resources) == 1 && r.Resources[0] == "configmaps") {
+				noConfigMaps = append(noConfigMaps, r)
+			}
+		}
+		partial := boundServiceAccount(t, cp, "discover-partial", noConfigMaps)
+		code, res, stderr = discoverJSON(t, partial)
+		require.Equal(t, 0, code, stderr)
+		assert.True(t, hasWarning(res, "ConfigMap kube-system/kubeadm-config", "not allowed to read it"), "%v", res.Warnings)
+		assert.True(t, hasWarning(res, "ConfigMap kube-system/cilium-config", "not allowed to read it"), "%v", res.Warnings)
+	})
+
+	cp.ensureNamespace(t, "org-a")
+	wc := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster", "metadata": map[string]any{"name": "wc1", "namespace": "org-a"},
+		"spec": map[string]any{
+			"clusterNetwork":       map[string]any{"pods": map[string]any{"cidrBlocks": []any{"100.64.0.0/16"}}, "services": map[string]any{"cidrBlocks": []any{"172.31.0.0/16"}}, "serviceDomain": "wc1.local"},
+			"controlPlaneEndpoint": map[string]any{"host": "api.wc1.corp.example", "port": int64(6443)},
+		}}}
+	_, err = objects.dynamic.Resource(schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta2", Resource: "clusters"}).Namespace("org-a").Create(ctx, wc, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Run("--capi-cluster: a workload cluster's facts from its Cluster object", func(t *testing.T) {
+		code, res, stderr := discoverJSON(t, kubeconfig, "--capi-cluster", "org-a/wc1")
+		require.Equal(t, 0, code, stderr)
+		assert.Equal(t, discover.Facts{Domain: "wc1.local", PodCIDRs: []string{"100.64.0.0/16"}, ServiceCIDRs: []string{"172.31.0.0/16"}, NodeCIDRs: []string{},
+			APIServer: "172.31.0.1", MetadataEndpoints: true}, res.Cluster)
+		assert.Equal(t, []string{"Cluster org-a/wc1"}, res.Sources["podCIDRs"])
+		assert.True(t, hasWarning(res, "api.wc1.corp.example"), "%v", res.Warnings)
+
+		code, _, stderr = cli(t, proxykitCLI(t), "discover", "--kubeconfig", kubeconfig, "--capi-cluster", "org-a/nope")
+		assert.Equal(t, 2, code)
+		assert.Contains(t, stderr, "Cluster org-a/nope")
+	})
+
+	t.Run("kubectl proxykit: the krew archive's binary, run by a real kubectl", func(t *testing.T) {
+		dist := t.TempDir()
+		platform := runtime.GOOS + "/" + runtime.GOARCH
+		out, err := exec.Command(fixture.Path("hack", "krew.sh"), dist, "v0.0.0-test", platform).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		var manifest struct {
+			Kind string `json:"kind"`
+			Spec struct {
+				Version   string `json:"version"`
+				Platforms []struct {
+					Selector struct {
+						MatchLabels map[string]string `json:"matchLabels"`
+					} `json:"selector"`
+					URI, Sha256, Bin string
+				} `json:"platforms"`
+			} `json:"spec"`
+		}
+		raw, err := os.ReadFile(filepath.Join(dist, "proxykit.yaml"))
+		require.NoError(t, err)
+		require.NoError(t, yaml.Unmarshal(raw, &manifest))
+		assert.Equal(t, "Plugin", manifest.Kind)
+		assert.Equal(t, "v0.0.0-test", manifest.Spec.Version)
+		archive := filepath.Join(dist, fmt.Sprintf("kubectl-proxykit_v0.0.0-test_%s_%s.tar.gz", runtime.GOOS, runtime.GOARCH))
+		data, err := os.ReadFile(archive)
+		require.NoError(t, err)
+		found := false
+		for _, p := range manifest.Spec.Platforms {
+			if p.Selector.MatchLabels["os"] == runtime.GOOS && p.Selector.MatchLabels["arch"] == runtime.GOARCH {
+				found = true
+				assert.Equal(t, fmt.Sprintf("%x", sha256.Sum256(data)), p.Sha256, "the manifest carries the archive's checksum")
+				assert.True(t, strings.HasSuffix(p.URI, filepath.Base(archive)), p.URI)
+				assert.Equal(t, "kubectl-proxykit", p.Bin)
+			}
+		}
+		require.True(t, found, "the manifest lists %s", platform)
+
+		// krew's install: the archive unpacked, its bin on PATH
+		plugins := t.TempDir()
+		out, err = exec.Command("tar", "-C", plugins, "-xzf", archive).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		kubectl := func(args ...string) (string, string, error) {
+			cmd := exec.Command(fixture.Path("bin", "kubectl"), args...)
+			cmd.Env = append(os.Environ(), "PATH="+plugins+":"+os.Getenv("PATH"), "KUBECONFIG="+kubeconfig)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			return stdout.String(), stderr.String(), err
+		}
+		_, err = os.Stat(fixture.Path("bin", "kubectl"))
+		require.NoError(t, err, "bin/kubectl is missing: run `make tools`")
+		list, _, _ := kubectl("plugin", "list")
+		assert.Contains(t, list, filepath.Join(plugins, "kubectl-proxykit"))
+		help, stderr, err := kubectl("proxykit", "--help")
+		require.NoError(t, err, stderr)
+		assert.Contains(t, help, "kubectl proxykit [command]", "the plugin names itself as kubectl does")
+		viaKubectl, stderr, err := kubectl("proxykit", "discover", "-o", "json")
+		require.NoError(t, err, stderr)
+		_, direct, _ := cli(t, proxykitCLI(t), "discover", "--kubeconfig", kubeconfig, "-o", "json")
+		assert.JSONEq(t, direct, viaKubectl, "kubectl's KUBECONFIG reaches the plugin")
+		_, stderr, err = kubectl("proxykit", "discover", "--context", "nope")
+		assert.Error(t, err)
+		assert.Contains(t, stderr, "kubectl proxykit discover:")
+	})
+
+	t.Run("bad input: an unreachable server, a bad flag", func(t *testing.T) {
+		dead := filepath.Join(t.TempDir(), "kubeconfig")
+		require.NoError(t, os.WriteFile(dead, []byte(fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters: [{name: x, cluster: {server: \"https://127.0.0.1:%d\"}}]\nusers: [{name: x, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: x, user: x}}]\ncurrent-context: x\n", freePort(t))), 0o600))
+		code, out, stderr := cli(t, proxykitCLI(t), "discover", "--kubeconfig", dead, "--request-timeout", "5s")
+		assert.Equal(t, 2, code)
+		assert.Empty(t, out)
+		assert.Contains(t, stderr, "the cluster does not answer at https://127.0.0.1:")
+		code, _, stderr = cli(t, proxykitCLI(t), "discover", "--kubeconfig", kubeconfig, "--context", "nope")
+		assert.Equal(t, 2, code)
+		assert.Contains(t, stderr, `context "nope"`)
+		code, _, stderr = cli(t, proxykitCLI(t), "discover", "--kubeconfig", kubeconfig, "-o", "xml")
+		assert.Equal(t, 2, code)
+		assert.Contains(t, stderr, `-o: "xml"`)
+	})
+}
+
+// discoverRules is the read-only RBAC the README states for `proxykit discover`.
+var discoverRules = []rbacv1.PolicyRule{
+	{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"list"}},
+	{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"get"}, ResourceNames: []string{"kubernetes"}},
+	{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}, ResourceNames: []string{"kubeadm-config", "kubelet-config", "cilium-config"}},
+	{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"servicecidrs"}, Verbs: []string{"list"}},
+	{APIGroups: []string{"crd.projectcalico.org"}, Resources: []string{"ippools"}, Verbs: []string{"list"}},
+	{APIGroups: []string{"config.openshift.io"}, Resources: []string{"networks"}, Verbs: []string{"get"}},
+	{APIGroups: []string{"cluster.x-k8s.io"}, Resources: []string{"clusters"}, Verbs: []string{"get"}},
+}
+
+// boundServiceAccount creates a ServiceAccount bound to a new ClusterRole with
+// rules and returns a kubeconfig that acts as it.
+func boundServiceAccount(t *testing.T, cp *controlPlane, name string, rules []rbacv1.PolicyRule) string {
+	t.Helper()
+	ctx := context.Background()
+	const ns = "default"
+	_, err := cp.Client.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = cp.Client.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: name}, Rules: rules}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = cp.Client.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: ns}}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	// the authorizer's cache takes the binding within a moment
+	time.Sleep(500 * time.Millisecond)
+	return serviceAccountKubeconfig(t, cp, t.TempDir(), ns, name)
+}
