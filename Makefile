@@ -144,9 +144,11 @@ e2e: tools
 
 ## bench: generateEnv with 10, 100 and 1000 entries per tier across 20 containers beside a plain
 ## merge baseline, a full render, kyverno apply on 1, 20 and 200 containers, proxytest.Render
-## against `helm template` as a process, and `proxykit check` on 100 and 1,000 Deployments
+## against `helm template` as a process, `proxykit check` on 100 and 1,000 Deployments, and
+## `proxykit audit` on 500 and 5,000 Pods in a loopback API server
 bench: tools
-	$(GO) test -count=3 -run '^$$' -bench . -skip 'AdmissionLatency|ProxytestRender|HelmTemplateProcess' -benchmem -benchtime 3x ./tests/ ./tests/integration/ ./cmd/proxykit/ | tee $(BIN)/bench.txt
+	$(GO) test -count=3 -run '^$$' -bench . -skip 'AdmissionLatency|ProxytestRender|HelmTemplateProcess|Audit' -benchmem -benchtime 3x ./tests/ ./tests/integration/ ./cmd/proxykit/ | tee $(BIN)/bench.txt
+	$(GO) test -count=1 -run '^$$' -bench Audit -benchtime 3x ./tests/integration/ | tee -a $(BIN)/bench.txt
 	$(GO) test -count=10 -run '^$$' -bench 'ProxytestRender|HelmTemplateProcess' -benchtime 20x ./tests/integration/ | tee -a $(BIN)/bench.txt
 	$(GO) test -count=1 -run '^$$' -bench AdmissionLatency -benchtime 1x ./tests/integration/ | tee -a $(BIN)/bench.txt
 	@./hack/bench-ratio.sh $(BIN)/bench.txt

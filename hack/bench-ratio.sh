@@ -45,6 +45,17 @@ if [ -n "$c1" ] && [ -n "$c2" ]; then
   }'
 fi
 
+# proxykit audit on 500 and 5,000 Pods in the loopback API server, and its peak memory
+a1=$(ns 'Audit/pods=500-'); a2=$(ns 'Audit/pods=5000-')
+if [ -n "$a1" ] && [ -n "$a2" ]; then
+  m1=$(awk '$1 ~ /Audit\/pods=500-/ {for (i = 2; i <= NF; i++) if ($(i+1) == "peak-MiB") print $i}' "$file" | head -n1)
+  m2=$(awk '$1 ~ /Audit\/pods=5000-/ {for (i = 2; i <= NF; i++) if ($(i+1) == "peak-MiB") print $i}' "$file" | head -n1)
+  awk -v a="$a1" -v b="$a2" -v m1="$m1" -v m2="$m2" 'BEGIN {
+    printf "proxykit audit: 500 Pods %.0f ms, 5,000 Pods %.0f ms: %.1fx for 10x the Pods (limit 11x); peak memory %.0f MiB -> %.0f MiB, %.2fx\n", a / 1e6, b / 1e6, b / a, m1, m2, m2 / m1
+    if (b / a > 11) { print "FAIL: proxykit audit grows faster than linearly"; exit 1 }
+  }'
+fi
+
 # Pod CREATE through the loopback API server: each engine's p50 and p99 as a ratio
 # to no policy, all measured in one run (goal: native within 1.5x at p50)
 metric() { awk -v name="$1" '$1 ~ /AdmissionLatency/ {for (i = 2; i <= NF; i++) if ($(i+1) == name) print $i}' "$file" | head -n1; }

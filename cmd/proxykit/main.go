@@ -67,6 +67,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newCheckCmd(stdin, stdout),
 		newExplainCmd(stdout),
 		newDiscoverCmd(stdout, stderr),
+		newAuditCmd(stdout, stderr),
 	)
 	// flag errors name the flag: usage errors, exit 2
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })

@@ -1,0 +1,190 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gruntwork-io/terratest/modules/helm"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/tests/fixture"
+)
+
+// auditRow is one finding of `proxykit audit -o json`.
+type auditRow struct {
+	Namespace, Object, Container, Rule, Message string
+}
+
+// TestAudit admits Pods through proxy-policies' native policy on a loopback
+// kube-apiserver (before the policy, injected, with a missing Secret, opted out,
+// in kube-system), then audits them: zero findings on injected Pods, findings on
+// the others, stale-proxy-env on injected Pods after a network is added, and
+// PolicyReports the API server accepts with the real PolicyReport CRD.
+func TestAudit(t *testing.T) {
+	t.Parallel()
+	cp := startControlPlane(t)
+	ctx := context.Background()
+	objects := newObjectClient(t, cp)
+	applyModuleCRDs(t, objects, "github.com/kyverno/kyverno", "kyverno", "config/crds/policyreport/*.yaml",
+		schema.GroupVersionKind{Group: "wgpolicyk8s.io", Version: "v1alpha2", Kind: "PolicyReport"})
+	for _, ns := range []string{"apps", "kube-system", fixture.Namespace} {
+		cp.ensureNamespace(t, ns)
+	}
+
+	// a Pod from before the policy: it never gets the proxy
+	createPod(t, cp, fixture.Pod("before", "apps", nil, fixture.Ctr("app")))
+	createPod(t, cp, fixture.Pod("system", "kube-system", nil, fixture.Ctr("app")))
+
+	values := func(podCIDRs string) string {
+		return "proxy:\n  http: http://proxy.corp.example:3128\n  https: http://proxy.corp.example:3129\n" +
+			"cluster:\n  podCIDRs: [" + podCIDRs + "]\n  serviceCIDRs: [10.96.0.0/12]\n  apiServer: 10.96.0.1\n" +
+			"namespaces: {exclude: [kube-system]}\nkyverno: {enabled: false}\nnative: {enabled: true}\n"
+	}
+	rel := e2eRelease{"audit", fixture.ProxyPolicies, fixture.Namespace, values("10.244.0.0/16")}
+	require.NoError(t, helm.InstallE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm install")
+	waitForInjection(t, cp, "apps", "http://proxy.corp.example:3129")
+	valuesFile := func(text string) string {
+		f := filepath.Join(t.TempDir(), "values.yaml")
+		require.NoError(t, os.WriteFile(f, []byte(text), 0o600))
+		return f
+	}
+	v1 := valuesFile(rel.values)
+
+	// a Deployment's Pods (its ReplicaSet owns them), injected
+	deployment, err := cp.Client.AppsV1().Deployments("apps").Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}}, Spec: corev1.PodSpec{Containers: []corev1.Container{fixture.Ctr("app")}}}}},
+		metav1.CreateOptions{})
+	require.NoError(t, err)
+	isController := true
+	rs, err := cp.Client.AppsV1().ReplicaSets("apps").Create(ctx, &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-5d8f",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: deployment.UID, Controller: &isController}}},
+		Spec: appsv1.ReplicaSetSpec{Selector: deployment.Spec.Selector, Template: deployment.Spec.Template}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	for _, name := range []string{"web-5d8f-a", "web-5d8f-b"} {
+		p := fixture.Pod(name, "apps", nil, fixture.Ctr("app"))
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: &isController}}
+		stored := createPod(t, cp, p)
+		require.Len(t, stored.Spec.Containers[0].Env, 6, "injected")
+	}
+	// the wrong Secret: its own HTTP_PROXY reads a Secret that is not there
+	createPod(t, cp, fixture.Pod("wrong-secret", "apps", nil, fixture.Ctr("app", fixture.SecretRef("HTTP_PROXY", "nope", "HTTP_PROXY"))))
+	createPod(t, cp, fixture.Pod("opted-out", "apps", map[string]string{proxytest.AnnotationInject: "false"}, fixture.Ctr("app")))
+
+	audit := func(args ...string) (int, []auditRow, string) {
+		t.Helper()
+		code, out, stderr := cli(t, proxykitCLI(t), append([]string{"audit", "--kubeconfig", cp.Kubeconfig, "-o", "json"}, args...)...)
+		var rows []auditRow
+		require.NoError(t, json.Unmarshal([]byte(out), &rows), "stdout:\n%s\nstderr:\n%s", out, stderr)
+		return code, rows, stderr
+	}
+	byPod := func(rows []auditRow) map[string][]string {
+		out := map[string][]string{}
+		for _, r := range rows {
+			out[r.Namespace+"/"+r.Object] = append(out[r.Namespace+"/"+r.Object], r.Rule)
+		}
+		return out
+	}
+
+	t.Run("injected Pods: nothing; before the policy, a missing Secret: findings", func(t *testing.T) {
+		code, rows, stderr := audit("-A", "-f", v1)
+		assert.Equal(t, 1, code, stderr)
+		assert.Equal(t, map[string][]string{
+			"apps/Pod/before":       {proxytest.RuleMissingProxyEnv},
+			"apps/Pod/wrong-secret": {proxytest.RuleMissingSecret},
+		}, byPod(rows), "canaries, injected Pods and the opted-out Pod have none; kube-system is skipped")
+	})
+
+	t.Run("-n kube-system names it", func(t *testing.T) {
+		code, rows, _ := audit("-n", "kube-system", "-f", v1)
+		assert.Equal(t, 1, code)
+		assert.Equal(t, map[string][]string{"kube-system/Pod/system": {proxytest.RuleMissingProxyEnv}}, byPod(rows))
+	})
+
+	t.Run("without -f: the facts from discover, which finds the IPv6 service network the values left out", func(t *testing.T) {
+		code, rows, stderr := audit("-n", "apps")
+		assert.Equal(t, 1, code, stderr)
+		got := byPod(rows)
+		assert.Equal(t, []string{proxytest.RuleMissingProxyEnv}, got["apps/Pod/before"])
+		assert.Equal(t, []string{proxytest.RuleNoProxyGap}, got["apps/Pod/web-5d8f-a"], "no staleness is judged without values")
+		for _, r := range rows {
+			if r.Object == "Pod/web-5d8f-a" {
+				assert.Contains(t, r.Message, "fd00:10:96::", "the API server's IPv6 service range, which discover read from its ServiceCIDR")
+			}
+		}
+	})
+
+	// a network is added: the policy injects the new NO_PROXY, running Pods keep the old one
+	rel.values = values("10.244.0.0/16, 10.245.0.0/16")
+	require.NoError(t, helm.UpgradeE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm upgrade")
+	waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool {
+		return strings.Contains(fixture.EnvMap(c.Env)["NO_PROXY"].Value, "10.245.0.0/16")
+	})
+	v2 := valuesFile(rel.values)
+	t.Run("after a network change: stale-proxy-env, grouped by Deployment", func(t *testing.T) {
+		code, rows, stderr := audit("-n", "apps", "-f", v2)
+		assert.Equal(t, 1, code, stderr)
+		got := byPod(rows)
+		// the new network is a gap in the old NO_PROXY, and the env is stale
+		assert.Equal(t, []string{proxytest.RuleNoProxyGap, proxytest.RuleStaleProxyEnv}, got["apps/Pod/web-5d8f-a"])
+		assert.Equal(t, []string{proxytest.RuleNoProxyGap, proxytest.RuleStaleProxyEnv}, got["apps/Pod/web-5d8f-b"])
+		assert.Equal(t, []string{proxytest.RuleMissingProxyEnv}, got["apps/Pod/before"], "no proxy variable: nothing stale")
+		for _, r := range rows {
+			if r.Rule == proxytest.RuleStaleProxyEnv {
+				assert.Contains(t, r.Message, "NO_PROXY, no_proxy differ")
+			}
+		}
+		code, text, _ := cli(t, proxykitCLI(t), "audit", "--kubeconfig", cp.Kubeconfig, "-n", "apps", "-f", v2)
+		assert.Equal(t, 1, code)
+		assert.Contains(t, text, "apps/Deployment/web:\n  container app: no-proxy-gap: NO_PROXY sends http://10.245.0.0:8080")
+		assert.Contains(t, text, "\n  container app: stale-proxy-env: NO_PROXY, no_proxy differ from what the values render now; Pod env is immutable: roll out the Pod's owner (Pods: web-5d8f-a, web-5d8f-b)\n")
+		assert.Contains(t, text, "apps/Pod/before:\n")
+		t.Logf("$ proxykit audit -n apps -f values.yaml\n%s", text)
+	})
+
+	t.Run("-o policyreport: PolicyReports the API server accepts", func(t *testing.T) {
+		code, out, stderr := cli(t, proxykitCLI(t), "audit", "--kubeconfig", cp.Kubeconfig, "-A", "-f", v2, "-o", "policyreport")
+		assert.Equal(t, 1, code, stderr)
+		reports, err := proxytest.Parse(out)
+		require.NoError(t, err)
+		require.Len(t, reports.Objects, 1, "one report per namespace with findings")
+		results := 0
+		for _, d := range reports.Objects {
+			ri, obj := objects.resource(t, d, "")
+			_, err := ri.Create(ctx, obj, metav1.CreateOptions{FieldValidation: "Strict"})
+			require.NoError(t, err, "the API server takes the report")
+			stored, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
+			require.NoError(t, err)
+			items, _, _ := unstructuredSlice(stored.Object, "results")
+			results += len(items)
+			assert.Equal(t, "proxykit", stored.Object["results"].([]any)[0].(map[string]any)["policy"])
+		}
+		assert.Equal(t, 8, results, "as many results as `-o json` has findings")
+		assert.Contains(t, out, "kind: Pod")
+	})
+
+	t.Run("bad input", func(t *testing.T) {
+		code, _, stderr := cli(t, proxykitCLI(t), "audit", "--kubeconfig", cp.Kubeconfig, "-A", "-n", "apps")
+		assert.Equal(t, 2, code)
+		assert.Contains(t, stderr, "-n and -A")
+		code, _, stderr = cli(t, proxykitCLI(t), "audit", "--kubeconfig", cp.Kubeconfig, "-o", "yaml")
+		assert.Equal(t, 2, code)
+		assert.Contains(t, stderr, `-o: "yaml"`)
+	})
+}
+
+// unstructuredSlice reads a list field of an object.
+func unstructuredSlice(obj map[string]any, field string) ([]any, bool, error) {
+	items, ok := obj[field].([]any)
+	return items, ok, nil
+}
