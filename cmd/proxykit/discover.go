@@ -90,7 +90,11 @@ func writeValues(w io.Writer, host string, res *discover.Result) {
 	if c.APIServer != "" {
 		fmt.Fprintf(w, "  apiServer: %s%s\n", quote(c.APIServer), from("apiServer"))
 	}
-	fmt.Fprintf(w, "  metadataEndpoints: %t%s\n", c.MetadataEndpoints, strings.Replace(from("metadataEndpoints"), "# assumed: see the warnings", "# the clouds' metadata addresses stay off the proxy", 1))
+	metadata := "  # the clouds' metadata addresses stay off the proxy"
+	if s := res.Sources["metadataEndpoints"]; len(s) > 0 {
+		metadata = from("metadataEndpoints")
+	}
+	fmt.Fprintf(w, "  metadataEndpoints: %t%s\n", c.MetadataEndpoints, metadata)
 	for _, warning := range res.Warnings {
 		fmt.Fprintf(w, "# warning: %s\n", warning)
 	}
