@@ -23,7 +23,7 @@ func TestClientsDisagree(t *testing.T) {
 		{".example.com", "http://a.example.com", map[Client]bool{Go: true, Curl: true, Wget: true, PythonRequests: true, PythonURLLib: true, Java: true, Node: true}},
 		{".example.com", "http://example.com", map[Client]bool{Curl: true, PythonRequests: true, PythonURLLib: true}},
 		{"example.com", "http://badexample.com", map[Client]bool{PythonRequests: true}},
-		{"cluster.local", "http://web.svc.cluster.local.", map[Client]bool{Curl: true}}, // hence cluster.local. in NO_PROXY too
+		{"cluster.local", "http://web.svc.cluster.local.", map[Client]bool{Curl: true}},                                                                  // hence cluster.local. in NO_PROXY too
 		{"example.com", "http://a.example.com", map[Client]bool{Go: true, Curl: true, Wget: true, PythonRequests: true, PythonURLLib: true, Java: true}}, // hence .example.com with node
 		{"10.96.0.0/12", "http://10.111.255.255", map[Client]bool{Go: true, Curl: true, PythonRequests: true, Java: true}},
 		{"10.96.0.0/12", "http://10.112.0.1", nil}, // the JVM's patterns stop where the CIDR does

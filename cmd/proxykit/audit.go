@@ -21,7 +21,21 @@ import (
 )
 
 // systemNamespaces are skipped unless named with -n.
-var systemNamespaces = map[string]bool{"kube-system": true, "kube-public": true, "kube-node-lease": true}
+var systemNamespaces = []string{"kube-system", "kube-public", "kube-node-lease"}
+
+// listOptions pages through namespace ("" for all); across all namespaces the API
+// server leaves out the system ones, so their Pods and Secrets are never read.
+func listOptions(namespace string) metav1.ListOptions {
+	opts := metav1.ListOptions{Limit: auditPage}
+	if namespace == "" {
+		var skip []string
+		for _, ns := range systemNamespaces {
+			skip = append(skip, "metadata.namespace!="+ns)
+		}
+		opts.FieldSelector = strings.Join(skip, ",")
+	}
+	return opts
+}
 
 // auditPage is how many Pods one list request returns: Pods are checked a page at
 // a time, so memory holds one page and the Secrets' and ConfigMaps' keys.
@@ -183,7 +197,7 @@ func (a *auditor) run(namespace string) ([]auditFinding, int, error) {
 	a.owners = map[string]string{}
 	var findings []auditFinding
 	pods := 0
-	opts := metav1.ListOptions{Limit: auditPage}
+	opts := listOptions(namespace)
 	for {
 		list, err := a.client.CoreV1().Pods(namespace).List(a.ctx, opts)
 		if err != nil {
@@ -193,9 +207,6 @@ func (a *auditor) run(namespace string) ([]auditFinding, int, error) {
 		byName := map[string]corev1.Pod{}
 		needed := map[string]bool{}
 		for _, p := range list.Items {
-			if namespace == "" && systemNamespaces[p.Namespace] {
-				continue
-			}
 			pods++
 			p.APIVersion, p.Kind = "v1", "Pod"
 			p.ManagedFields = nil
@@ -289,7 +300,7 @@ func (a *auditor) owner(p corev1.Pod) string {
 // stays in memory.
 func (a *auditor) sources(namespace string) (map[string]any, error) {
 	out := map[string]any{}
-	opts := metav1.ListOptions{Limit: auditPage}
+	opts := listOptions(namespace)
 	for {
 		list, err := a.client.CoreV1().Secrets(namespace).List(a.ctx, opts)
 		if err != nil {
@@ -311,7 +322,7 @@ func (a *auditor) sources(namespace string) (map[string]any, error) {
 			break
 		}
 	}
-	opts = metav1.ListOptions{Limit: auditPage}
+	opts = listOptions(namespace)
 	for {
 		list, err := a.client.CoreV1().ConfigMaps(namespace).List(a.ctx, opts)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -79,10 +80,7 @@ func runExplain(listSet bool, list string, clientNames []string, output string, 
 		return err
 	}
 	// what the JVM cannot be told goes through the proxy: say which entries and why
-	for _, c := range clients {
-		if c != noproxy.Java {
-			continue
-		}
+	if slices.Contains(clients, noproxy.Java) {
 		skipped, err := noproxy.JavaNotExpressed(list)
 		if err != nil {
 			return usagef("%v", err)

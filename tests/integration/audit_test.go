@@ -14,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/proxykit/proxykit/proxytest"
@@ -165,9 +166,11 @@ func TestAudit(t *testing.T) {
 			require.NoError(t, err, "the API server takes the report")
 			stored, err := ri.Get(ctx, obj.GetName(), metav1.GetOptions{})
 			require.NoError(t, err)
-			items, _, _ := unstructuredSlice(stored.Object, "results")
+			items, _, err := unstructured.NestedSlice(stored.Object, "results")
+			require.NoError(t, err)
+			require.NotEmpty(t, items)
 			results += len(items)
-			assert.Equal(t, "proxykit", stored.Object["results"].([]any)[0].(map[string]any)["policy"])
+			assert.Equal(t, "proxykit", items[0].(map[string]any)["policy"])
 		}
 		assert.Equal(t, 8, results, "as many results as `-o json` has findings")
 		assert.Contains(t, out, "kind: Pod")
@@ -181,10 +184,4 @@ func TestAudit(t *testing.T) {
 		assert.Equal(t, 2, code)
 		assert.Contains(t, stderr, `-o: "yaml"`)
 	})
-}
-
-// unstructuredSlice reads a list field of an object.
-func unstructuredSlice(obj map[string]any, field string) ([]any, bool, error) {
-	items, ok := obj[field].([]any)
-	return items, ok, nil
 }
