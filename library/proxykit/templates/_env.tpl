@@ -1,7 +1,9 @@
 {{/*
 proxykit.generateEnv — a container's `env:` merged from tiers.
-Input:  dict "context" $ "env" (list SRC1 SRC2 ...) ["proxy" false]
-        Each SRC is an EnvVar list (or nil). Tiers, lowest first: proxykit.proxy.env
+Input:  dict "context" $ "env" (list SRC1 SRC2 ...) ["proxy" false] ["noProxy" (list HOST ...)]
+        Each SRC is an EnvVar list (or nil). noProxy: NO_PROXY entries for this
+        container alone, e.g. the Services of the chart it calls by name (see
+        proxykit.proxy.env); ignored with "proxy" false. Tiers, lowest first: proxykit.proxy.env
         and, with a trusted CA, proxykit.trust.env (both left out with "proxy"
         false), .Values.defaults.env, SRC1, SRC2, ...
 Output: "env:" followed by the merged list, or nothing at all when it is empty.
@@ -28,11 +30,17 @@ entries; a plain string value takes the fast path of proxykit.env.merge.
 */}}
 {{- define "proxykit.generateEnv" -}}
 {{- $cacheKey := "proxykitEnvBase" -}}
-{{- if and (kindIs "map" .) (hasKey . "proxy") (eq (toString .proxy) "false") }}{{ $cacheKey = "proxykitEnvBaseNoProxy" }}{{ end -}}
+{{- $noProxy := "" -}}
+{{- if and (kindIs "map" .) (hasKey . "proxy") (eq (toString .proxy) "false") }}{{ $cacheKey = "proxykitEnvBaseNoProxy" -}}
+{{- else if and (kindIs "map" .) (hasKey . "noProxy") .noProxy -}}
+  {{- /* a base per distinct list: a chart passes the same few lists to many containers */ -}}
+  {{- $noProxy = .noProxy -}}
+  {{- $cacheKey = printf "proxykitEnvBase/%s" (toJson $noProxy) -}}
+{{- end -}}
 {{- /* only the root context carries the base, so finding it also proves the context */ -}}
 {{- if and (kindIs "map" .) (kindIs "map" .context) (hasKey .context $cacheKey) }}{{ else -}}
   {{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.generateEnv") -}}
-  {{- include "proxykit.env.base" (dict "context" .context "key" $cacheKey) -}}
+  {{- include "proxykit.env.base" (dict "context" .context "key" $cacheKey "noProxy" $noProxy) -}}
 {{- end -}}
 {{- $ctx := .context -}}
 {{- $base := index $ctx $cacheKey -}}
@@ -79,7 +87,8 @@ env:
 
 {{/*
 proxykit.env.base — merge the tiers every container shares, once per render.
-Input:  dict "context" $ "key" <"proxykitEnvBase", or "proxykitEnvBaseNoProxy" for "proxy" false>
+Input:  dict "context" $ "key" <"proxykitEnvBase", "proxykitEnvBase/<noProxy as JSON>", or
+        "proxykitEnvBaseNoProxy" for "proxy" false> "noProxy" <the call's NO_PROXY entries, or "">
 Output: nothing; sets <key> on the root context to a map:
   byName  name -> the entry's YAML text ("" when removed)
   prefix  name -> the text a later tier's own value of that name is joined after:
@@ -90,8 +99,16 @@ Output: nothing; sets <key> on the root context to a map:
 {{- define "proxykit.env.base" -}}
 {{- $ctx := .context -}}
 {{- $tiers := list -}}
-{{- if eq .key "proxykitEnvBase" -}}
-  {{- $tiers = append $tiers (list "proxy env" $ctx.proxykitSettings.env) -}}
+{{- $proxyTier := ne .key "proxykitEnvBaseNoProxy" -}}
+{{- $javaOptions := "" -}}
+{{- if $proxyTier -}}
+  {{- $proxyEnv := $ctx.proxykitSettings.env -}}
+  {{- $javaOptions = $ctx.proxykitSettings.javaOptions -}}
+  {{- if .noProxy -}}
+    {{- $proxyEnv = include "proxykit.resolve.envWithNoProxy" (dict "context" $ctx "noProxy" .noProxy "key" "proxykit.generateEnv \"noProxy\"") | fromJsonArray -}}
+    {{- range $e := $proxyEnv }}{{ if eq $e.name "JAVA_TOOL_OPTIONS" }}{{ $javaOptions = $e.value }}{{ end }}{{ end -}}
+  {{- end -}}
+  {{- $tiers = append $tiers (list "proxy env" $proxyEnv) -}}
   {{- /* with a trusted CA, the variables that point clients at the bundle belong to the proxy tier */ -}}
   {{- $tiers = append $tiers (list "trust env" (include "proxykit.trust.env" (dict "context" $ctx) | fromYamlArray)) -}}
 {{- end -}}
@@ -100,8 +117,8 @@ Output: nothing; sets <key> on the root context to a map:
 {{- $state := dict "byName" dict "nameAt" dict "base" dict -}}
 {{- include "proxykit.env.merge" (dict "state" $state "tiers" $tiers) -}}
 {{- $prefix := dict -}}
-{{- if and (eq .key "proxykitEnvBase") $ctx.proxykitSettings.javaOptions -}}
-  {{- $prefix = dict "JAVA_TOOL_OPTIONS" $ctx.proxykitSettings.javaOptions -}}
+{{- if and $proxyTier $javaOptions -}}
+  {{- $prefix = dict "JAVA_TOOL_OPTIONS" $javaOptions -}}
 {{- end -}}
 {{- $_ := set $state "prefix" $prefix -}}
 {{- include "proxykit.env.merge" (dict "state" $state "tiers" (list (list "defaults.env" (index ($defaults | default dict) "env")))) -}}

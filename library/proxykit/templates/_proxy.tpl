@@ -27,19 +27,26 @@ Output: "true" when a resolved URL carries user-info or proxy.existingSecret is 
 
 {{/*
 proxykit.proxy.noProxy — the resolved NO_PROXY string.
-Input:  dict "context" $ ["extra" (list HOST ...)] ["extraKey" <values key of extra, for messages>]
-        extra: entries for this one use (e.g. a bootstrap API server endpoint),
-        checked and written like proxy.noProxy entries, appended when missing.
+Input:  dict "context" $ ["noProxy" (list HOST ...)] ["extra" (list HOST ...)] ["extraKey" <values key of extra, for messages>]
+        noProxy (or extra, its older name): entries for this one use (e.g. the chart's
+        own Service names, a bootstrap API server endpoint), a list or a
+        comma-separated string, checked and written like proxy.noProxy entries,
+        appended when missing.
 Output: e.g. "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,...";
         nothing when the proxy is off.
 */}}
 {{- define "proxykit.proxy.noProxy" -}}
 {{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.proxy.noProxy") -}}
 {{- $noProxy := .context.proxykitSettings.noProxy -}}
-{{- if and $noProxy .extra -}}
+{{- $extra := .extra -}}
+{{- $key := .extraKey | default "proxykit.proxy.noProxy \"extra\"" -}}
+{{- if and (hasKey . "noProxy") .noProxy -}}
+  {{- $extra = .noProxy -}}
+  {{- $key = .extraKey | default "proxykit.proxy.noProxy \"noProxy\"" -}}
+{{- end -}}
+{{- if and $noProxy $extra -}}
   {{- $entries := splitList "," $noProxy -}}
-  {{- $key := .extraKey | default "proxykit.proxy.noProxy \"extra\"" -}}
-  {{- range $extra := include "proxykit.validate.list" (dict "value" .extra "key" $key) | fromJsonArray -}}
+  {{- range $extra := include "proxykit.validate.list" (dict "value" $extra "key" $key) | fromJsonArray -}}
     {{- range $entry := include "proxykit.noProxy.entry" (dict "value" $extra "key" $key) | fromJsonArray -}}
       {{- if not (has $entry $entries) }}{{ $entries = append $entries $entry }}{{ end -}}
     {{- end -}}
@@ -73,16 +80,23 @@ Output: proxy.existingSecret when set, else "<release name>-proxy-credentials".
 
 {{/*
 proxykit.proxy.env — the proxy variables as a Kubernetes EnvVar list.
-Input:  dict "context" $
+Input:  dict "context" $ ["noProxy" (list HOST ...)]
 Output: YAML list: HTTP_PROXY, HTTPS_PROXY, NO_PROXY, then http_proxy, https_proxy,
         no_proxy unless proxy.lowercase is false. A variable whose URL is empty is
         left out. With credentials every entry is a secretKeyRef into
         proxykit.proxy.secretName (upper-case keys for both cases), never a value.
         "[]" when the proxy is off.
+        noProxy: entries for this one call (the chart's own Service names, say),
+        appended to NO_PROXY and no_proxy, which are then plain values also with
+        credentials (see proxykit.resolve.envWithNoProxy).
 */}}
 {{- define "proxykit.proxy.env" -}}
 {{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.proxy.env") -}}
-{{- toYaml .context.proxykitSettings.env -}}
+{{- if and (hasKey . "noProxy") .noProxy -}}
+  {{- include "proxykit.resolve.envWithNoProxy" (dict "context" .context "noProxy" .noProxy "key" "proxykit.proxy.env \"noProxy\"") | fromJsonArray | toYaml -}}
+{{- else -}}
+  {{- toYaml .context.proxykitSettings.env -}}
+{{- end -}}
 {{- end -}}
 
 {{/*
@@ -117,5 +131,33 @@ metadata:
 type: Opaque
 data:
 {{- toYaml $data | nindent 2 }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+proxykit.proxy.serviceHosts — the host names Pods call Services by, as NO_PROXY entries.
+Input:  dict "context" $ "services" (list NAME ...) ["namespace" NS]
+        namespace defaults to the release namespace.
+Output: comma-separated, for each Service: name,name.namespace,name.namespace.svc, the
+        forms a Pod's DNS search path resolves (name.namespace.svc.<domain> is already
+        covered by the cluster domain). No client resolves a name to match a CIDR, so
+        the service network in NO_PROXY does not cover them. Pass it to
+        proxykit.generateEnv or proxykit.proxy.env as "noProxy".
+Usage:  {{ "{{-" }} include "proxykit.generateEnv" (dict "context" $ "env" (list .Values.env)
+          "noProxy" (include "proxykit.proxy.serviceHosts" (dict "context" $ "services" (list (include "app.fullname" .) "app-db")))) | nindent 10 }}
+*/}}
+{{- define "proxykit.proxy.serviceHosts" -}}
+{{- include "proxykit.context.check" (dict "args" . "helper" "proxykit.proxy.serviceHosts") -}}
+{{- $key := "proxykit.proxy.serviceHosts \"services\"" -}}
+{{- $ns := .namespace | default .context.Release.Namespace | default "default" -}}
+{{- if not (and (kindIs "string" $ns) (le (len $ns) 63) (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" $ns)) -}}
+  {{- fail (printf "proxykit.proxy.serviceHosts: \"namespace\" %q is not a namespace name (a DNS label: lower case letters, digits and -, at most 63)" (include "proxykit.validate.redact" (toString $ns))) -}}
+{{- end -}}
+{{- $first := true -}}
+{{- range $name := include "proxykit.validate.list" (dict "value" .services "key" $key) | fromJsonArray -}}
+  {{- if not (and (le (len $name) 63) (regexMatch "^[a-z]([-a-z0-9]*[a-z0-9])?$" $name)) -}}
+    {{- fail (printf "proxykit: %s: %q is not a Service name (a DNS label that starts with a letter: lower case letters, digits and -, at most 63)" $key (include "proxykit.validate.redact" $name)) -}}
+  {{- end -}}
+  {{- if not $first }},{{ end }}{{ $name }},{{ $name }}.{{ $ns }},{{ $name }}.{{ $ns }}.svc{{ $first = false -}}
 {{- end -}}
 {{- end -}}

@@ -32,6 +32,8 @@ Output: nothing. The settings are computed once per chart render and kept on the
   trustedCA      string  the PEM of the CA(s) a TLS-intercepting proxy signs with, checked; "" when unset
   runtimes       list    the runtimes of proxy.runtimes ("java", "node"), each once
   javaOptions    string  the JVM's proxy flags (proxykit.java.flags) when runtimes has java and the proxy is on
+  from           map     http, https, noProxy, trustedCA, runtimes -> the values key each was read from
+  networksKnown  bool    NO_PROXY covers a pod or service network and the API server, or cluster.requireNetworks is false
 Per key (http, https, noProxy, trustedCA, runtimes): proxy > cluster.proxy > global.proxy; "" and [] count as unset.
 Values do not change during a render, so the map is never recomputed.
 */}}
@@ -167,6 +169,8 @@ Values do not change during a render, so the map is never recomputed.
     "trustedCA" $trustedCA
     "runtimes" $runtimes
     "javaOptions" $javaOptions
+    "from" $from
+    "networksKnown" (or (not $requireNetworks) (and $composed.networks $composed.services))
     "cluster" $composed.cluster -}}
 {{- $_ := set $settings "env" (include "proxykit.resolve.env" $settings | fromJsonArray) -}}
 {{- $_ := set $ctx "proxykitSettings" $settings -}}
@@ -181,7 +185,9 @@ Output: JSON list: HTTP_PROXY, HTTPS_PROXY, NO_PROXY, then the lower-case twins
         for the runtimes: JAVA_TOOL_OPTIONS (java; a plain value: it never holds a
         credential) and NODE_USE_ENV_PROXY=1 (node).
         With credentials every entry is a secretKeyRef into secretName (upper-case
-        keys for both cases), never a value. "[]" when the proxy is off.
+        keys for both cases), never a value; except NO_PROXY and no_proxy when the
+        settings carry "plainNoProxy" (proxykit.resolve.envWithNoProxy): NO_PROXY never
+        holds a credential. "[]" when the proxy is off.
 */}}
 {{- define "proxykit.resolve.env" -}}
 {{- $s := . -}}
@@ -195,7 +201,7 @@ Output: JSON list: HTTP_PROXY, HTTPS_PROXY, NO_PROXY, then the lower-case twins
       {{- /* with an existing Secret the URLs live there, so every key is referenced */ -}}
       {{- if or (index $values $key) $s.existingSecret -}}
         {{- $name := ternary (lower $key) $key (eq $case "lower") -}}
-        {{- if $s.credentials -}}
+        {{- if and $s.credentials (not (and $s.plainNoProxy (eq $key "NO_PROXY"))) -}}
           {{- $env = append $env (dict "name" $name "valueFrom" (dict "secretKeyRef" (dict "name" $s.secretName "key" $key))) -}}
         {{- else -}}
           {{- $env = append $env (dict "name" $name "value" (index $values $key)) -}}
@@ -207,4 +213,35 @@ Output: JSON list: HTTP_PROXY, HTTPS_PROXY, NO_PROXY, then the lower-case twins
   {{- if has "node" $s.runtimes }}{{ $env = append $env (dict "name" "NODE_USE_ENV_PROXY" "value" "1") }}{{ end -}}
 {{- end -}}
 {{- toJson $env -}}
+{{- end -}}
+
+{{/*
+proxykit.resolve.envWithNoProxy — the proxy EnvVar list with NO_PROXY entries of one call.
+Input:  dict "context" $ "noProxy" <list or comma-separated string> "key" <how messages name it>
+        (proxykit.resolve.settings has run)
+Output: JSON list, as proxykit.resolve.env, with the entries checked and written like
+        proxy.noProxy entries and appended to NO_PROXY and no_proxy (each once; with
+        proxy.runtimes node in their ".name" form too, and in the JVM's
+        http.nonProxyHosts with java). NO_PROXY and no_proxy are plain values then,
+        also with credentials: NO_PROXY never holds one, and the proxy Secret's NO_PROXY
+        is the same for every container. With proxy.existingSecret the NO_PROXY is the
+        one the library composes from the values, not the Secret's, so it must cover
+        the cluster's networks (see cluster.requireNetworks) as with a proxy URL.
+*/}}
+{{- define "proxykit.resolve.envWithNoProxy" -}}
+{{- $s := .context.proxykitSettings -}}
+{{- if not $s.enabled -}}
+[]
+{{- else -}}
+  {{- $noProxy := include "proxykit.proxy.noProxy" (dict "context" .context "extra" .noProxy "extraKey" .key) -}}
+  {{- if has "node" $s.runtimes }}{{ $noProxy = include "proxykit.noProxy.withSubdomains" $noProxy }}{{ end -}}
+  {{- if and $s.existingSecret (not $s.networksKnown) -}}
+    {{- fail (printf "proxykit: %s: with proxy.existingSecret, NO_PROXY then comes from the values, not from the Secret, and they name no pod or service network and no API server; set cluster.podCIDRs and cluster.serviceCIDRs (or cluster.apiServer), or set cluster.requireNetworks: false to accept that" .key) -}}
+  {{- end -}}
+  {{- $javaOptions := "" -}}
+  {{- if $s.javaOptions -}}
+    {{- $javaOptions = include "proxykit.java.flags" (dict "http" $s.http "https" $s.https "httpKey" (index $s.from "http") "httpsKey" (index $s.from "https") "runtimesKey" (index $s.from "runtimes") "noProxy" $noProxy "existingSecret" (ne $s.existingSecret "")) -}}
+  {{- end -}}
+  {{- include "proxykit.resolve.env" (merge (dict "noProxy" $noProxy "javaOptions" $javaOptions "plainNoProxy" true) $s) -}}
+{{- end -}}
 {{- end -}}
