@@ -71,6 +71,7 @@ func Check(m *Manifests, c Cluster) []Finding {
 		wide string
 	}
 	judged := map[string]judgement{} // containers of one chart share a few NO_PROXY values
+	services, serviceDecisions := m.services(), serviceJudge{}
 	for _, ctr := range m.Containers() {
 		where := ""
 		if name, ok := listNames[ctr.List]; ok {
@@ -140,6 +141,11 @@ func Check(m *Manifests, c Cluster) []Finding {
 			}
 			if j.wide != "" {
 				add(RuleProxyBypassedForPublicHosts, "NO_PROXY bypasses the proxy for %s, so public traffic goes direct%s; remove that entry from NO_PROXY", j.wide, where)
+			}
+		}
+		if vars, key, ok := proxyEnv(env); ok && len(services) > 0 {
+			if msg := serviceDecisions.releaseServiceFinding(vars, key, callHosts(services, ctr, c.Domain)); msg != "" {
+				add(RuleReleaseServiceProxied, "%s%s; add those names to NO_PROXY: a chart of your own passes proxykit.proxy.serviceHosts to generateEnv's \"noProxy\", a chart you don't own gets every Service of its release from proxykit inject", msg, where)
 			}
 		}
 	}

@@ -41,7 +41,22 @@ func TestGenerateEnvNoProxyPerCall(t *testing.T) {
 	assert.Equal(t, want, callerEnv(t, m, "proxy-env"))
 	assert.Equal(t, fixture.ProxyEnvPlain, callerEnv(t, m, "plain"), "a call without noProxy keeps the render's NO_PROXY")
 	assert.Equal(t, fixture.ProxyEnvPlain, m.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env, "the per-call entries stay in their call")
-	proxytest.AssertProxyReady(t, m, m.Cluster)
+	assertServicesProxiedOnlyIn(t, m)
+}
+
+// assertServicesProxiedOnlyIn checks that Check finds the render's Services
+// proxied in exactly the containers that got no per-call entries, and nothing else.
+func assertServicesProxiedOnlyIn(t *testing.T, m *proxytest.Manifests) {
+	t.Helper()
+	var got []string
+	for _, f := range proxytest.Check(m, m.Cluster) {
+		require.Equal(t, proxytest.RuleReleaseServiceProxied, f.Rule, "%s", f)
+		got = append(got, f.Object+"/"+f.Container)
+		assert.Contains(t, f.Message, "Service api (api, api."+fixture.Namespace+": go, curl, wget, python-requests, python-urllib)", "%s", f)
+		assert.Contains(t, f.Message, "proxykit.proxy.serviceHosts", "the message says how to fix it")
+	}
+	app := "Deployment/" + fixture.Release + "-app/"
+	assert.ElementsMatch(t, []string{"Deployment/" + fixture.Release + "-caller/plain", app + "init", app + "app"}, got)
 }
 
 func TestGenerateEnvNoProxyPerCallPrecedence(t *testing.T) {
@@ -75,7 +90,7 @@ func TestGenerateEnvNoProxyPerCallWithCredentials(t *testing.T) {
 		}
 	}
 	fixture.AssertNoCredentialsOutsideSecrets(t, m)
-	proxytest.AssertProxyReady(t, m, m.Cluster)
+	assertServicesProxiedOnlyIn(t, m)
 }
 
 func TestGenerateEnvNoProxyPerCallWithExistingSecret(t *testing.T) {

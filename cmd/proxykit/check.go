@@ -19,7 +19,7 @@ const maxManifests = 64 << 20
 // and prints proxytest.Check's findings; cluster facts come from the values.
 func newCheckCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "check [-f VALUES]... [--set K=V]... [-o text|json] [FILE|-]",
+		Use:   "check [-f VALUES]... [--set K=V]... [-n NS] [-o text|json] [FILE|-]",
 		Short: "check rendered manifests (helm template ... | proxykit check -f v.yaml -)",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 1 {
@@ -30,11 +30,14 @@ func newCheckCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 	}
 	v := addValueFlags(cmd.Flags())
 	output := cmd.Flags().StringP("output", "o", "text", "text or json")
-	cmd.RunE = func(_ *cobra.Command, args []string) error { return runCheck(v, *output, args, stdin, stdout) }
+	namespace := cmd.Flags().StringP("namespace", "n", "", "the release namespace, where objects without one are (default $HELM_NAMESPACE): release-service-proxied then judges name.namespace too")
+	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		return runCheck(v, *output, firstOf(*namespace, os.Getenv("HELM_NAMESPACE")), args, stdin, stdout)
+	}
 	return cmd
 }
 
-func runCheck(v *valueFlags, output string, args []string, stdin io.Reader, stdout io.Writer) error {
+func runCheck(v *valueFlags, output, namespace string, args []string, stdin io.Reader, stdout io.Writer) error {
 	if output != "text" && output != "json" {
 		return usagef("-o: %q is not one of text, json", output)
 	}
@@ -58,6 +61,7 @@ func runCheck(v *valueFlags, output string, args []string, stdin io.Reader, stdo
 	if err != nil {
 		return usagef("%v", err)
 	}
+	m.Namespace = namespace
 	if len(m.Objects) == 0 {
 		return usagef("the input holds no Kubernetes object: pass the output of `helm template` (or `kubectl get -o yaml`), a file or - for standard input")
 	}
@@ -111,4 +115,14 @@ func dig(values map[string]any, keys ...string) any {
 		node = m[k]
 	}
 	return node
+}
+
+// firstOf is the first non-empty string.
+func firstOf(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

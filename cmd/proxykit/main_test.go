@@ -243,3 +243,30 @@ func TestExplainNeverEchoesUserInfo(t *testing.T) {
 		assert.Contains(t, stdout, "http://***@proxy.corp.example:3128/x")
 	}
 }
+
+func TestCheckJudgesTheReleaseServices(t *testing.T) {
+	pod := "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers:\n    - name: web\n      image: x\n      env:\n"
+	for _, name := range []string{"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"} {
+		pod += "        - {name: " + name + ", value: \"http://proxy.corp.example:3128\"}\n"
+	}
+	for _, name := range []string{"NO_PROXY", "no_proxy"} {
+		pod += "        - {name: " + name + ", value: \"" + eksNoProxy + "\"}\n"
+	}
+	manifests := pod + "---\napiVersion: v1\nkind: Service\nmetadata: {name: api}\nspec: {ports: [{port: 8080}]}\n"
+
+	code, stdout, _ := runCLI(t, manifests, "check", "-f", eks, "-")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "Pod/web container web: release-service-proxied: NO_PROXY sends Service api (api: go, curl, wget, python-requests, python-urllib)")
+
+	// the release namespace, from -n or HELM_NAMESPACE as a post-renderer gets it, adds name.namespace
+	code, stdout, _ = runCLI(t, manifests, "check", "-f", eks, "-n", "shop", "-")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "Service api (api, api.shop: go, curl, wget, python-requests, python-urllib)")
+	t.Setenv("HELM_NAMESPACE", "shop")
+	_, fromEnv, _ := runCLI(t, manifests, "check", "-f", eks, "-")
+	assert.Equal(t, stdout, fromEnv)
+
+	fixed := strings.ReplaceAll(manifests, eksNoProxy, eksNoProxy+",api,api.shop,api.shop.svc")
+	code, stdout, _ = runCLI(t, fixed, "check", "-f", eks, "-")
+	assert.Equal(t, 0, code, stdout)
+}

@@ -1,0 +1,233 @@
+package proxytest
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/proxykit/proxykit/noproxy"
+)
+
+// RuleReleaseServiceProxied: a container's NO_PROXY sends a Service of the same
+// render, called by one of the names a Pod's DNS search resolves, through the proxy.
+const RuleReleaseServiceProxied = "release-service-proxied"
+
+// service is a Service of the render.
+type service struct {
+	name, namespace string // namespace "" when unknown (after Parse, without -n)
+	port            int32  // its first port, 0 without one
+}
+
+// services lists the render's Services.
+func (m *Manifests) services() []service {
+	var out []service
+	for _, o := range m.Objects {
+		if o.Kind != "Service" || o.Name == "" {
+			continue
+		}
+		s := service{name: o.Name, namespace: m.namespaceOf(o)}
+		var spec corev1.Service
+		if o.Decode(&spec) == nil && len(spec.Spec.Ports) > 0 {
+			s.port = spec.Spec.Ports[0].Port
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// callHost is one name a container may call a Service by, and what named it.
+type callHost struct {
+	service service
+	host    string // host[:port]
+	why     string // "" for the DNS forms, else e.g. "env REPO_SERVER"
+}
+
+// forms are the names a Pod in namespace ns calls the Service by: the bare name
+// only from its own namespace (or when either namespace is unknown), name.namespace
+// and name.namespace.svc from anywhere. name.namespace.svc.<domain> is the
+// cluster domain's, which no-proxy-gap judges.
+func (s service) forms(ns string) []string {
+	var out []string
+	if s.namespace == "" || ns == "" || s.namespace == ns {
+		out = append(out, s.name)
+	}
+	if s.namespace != "" {
+		out = append(out, s.name+"."+s.namespace, s.name+"."+s.namespace+".svc")
+	}
+	return out
+}
+
+func (s service) target(host string) string {
+	if s.port > 0 && !strings.Contains(host, ":") {
+		host += ":" + strconv.Itoa(int(s.port))
+	}
+	return "http://" + host
+}
+
+// callHosts are the hosts a container is judged on: every form of every Service,
+// then the hosts its env values, command and args name when they are a Service's
+// (with the port written there, and the cluster domain's form too).
+func callHosts(services []service, ctr Container, domain string) []callHost {
+	var out []callHost
+	for _, s := range services {
+		for _, f := range s.forms(ctr.Namespace) {
+			out = append(out, callHost{service: s, host: f})
+		}
+	}
+	named := func(why, text string) {
+		for _, token := range strings.FieldsFunc(text, func(r rune) bool {
+			return r == ' ' || r == '\t' || r == '\n' || r == ',' || r == ';' || r == '=' || r == '"' || r == '\'' || r == '(' || r == ')'
+		}) {
+			host, port := hostOf(token)
+			bare := strings.TrimSuffix(host, ".")
+			for _, s := range services {
+				forms := s.forms(ctr.Namespace)
+				if s.namespace != "" {
+					forms = append(forms, s.name+"."+s.namespace+".svc."+strings.TrimSuffix(domain, "."))
+				}
+				if !slices.Contains(forms, bare) {
+					continue
+				}
+				if port != "" {
+					host += ":" + port
+				}
+				out = append(out, callHost{service: s, host: host, why: why})
+				break
+			}
+		}
+	}
+	for _, e := range ctr.Env {
+		if e.ValueFrom == nil && !slices.Contains(ProxyVariables, e.Name) {
+			named("env "+e.Name, e.Value)
+		}
+	}
+	for _, arg := range ctr.Command {
+		named("command", arg)
+	}
+	for _, arg := range ctr.Args {
+		named("args", arg)
+	}
+	return out
+}
+
+// hostOf reads the host (lower case) and port of a URL or host[:port] token.
+func hostOf(token string) (host, port string) {
+	if i := strings.Index(token, "://"); i >= 0 {
+		token = token[i+3:]
+	}
+	if i := strings.IndexAny(token, "/?#"); i >= 0 {
+		token = token[:i]
+	}
+	if i := strings.LastIndex(token, "@"); i >= 0 {
+		token = token[i+1:]
+	}
+	if i := strings.LastIndex(token, ":"); i >= 0 {
+		if _, err := strconv.Atoi(token[i+1:]); err == nil {
+			token, port = token[:i], token[i+1:]
+		}
+	}
+	return strings.ToLower(token), port
+}
+
+// clientVariables are the variables that decide where a client sends a request.
+var clientVariables = append(slices.Clone(ProxyVariables), "JAVA_TOOL_OPTIONS", "NODE_USE_ENV_PROXY")
+
+// proxiedBy lists the clients that send target through the proxy when started
+// with env: each reads its own variables (curl and wget the lower-case ones, the
+// JVM its -D flags, Node.js only with NODE_USE_ENV_PROXY=1) and matches NO_PROXY
+// its own way.
+func proxiedBy(env map[string]string, target string) []string {
+	var out []string
+	for _, client := range noproxy.Clients {
+		d, err := noproxy.DecideEnv(client, env, target)
+		if err == nil && !d.Direct {
+			out = append(out, string(client))
+		}
+	}
+	return out
+}
+
+// serviceJudge remembers decisions: the containers of a chart share a few environments.
+type serviceJudge map[string][]string
+
+func (j serviceJudge) proxiedBy(env map[string]string, envKey, target string) []string {
+	key := envKey + "\x00" + target
+	if clients, ok := j[key]; ok {
+		return clients
+	}
+	clients := proxiedBy(env, target)
+	j[key] = clients
+	return clients
+}
+
+// proxyEnv is the part of a container's env that decides where requests go, and
+// a key for it; ok is false when no proxy variable is known.
+func proxyEnv(env containerEnv) (vars map[string]string, key string, ok bool) {
+	vars = map[string]string{}
+	var b strings.Builder
+	for _, name := range clientVariables {
+		if v, has := env.vars[name]; has && v.known() {
+			vars[name] = v.value
+			b.WriteString(name + "=" + v.value + "\x00")
+		}
+	}
+	return vars, b.String(), vars["HTTP_PROXY"] != "" || vars["http_proxy"] != ""
+}
+
+// releaseServiceFinding is the message of RuleReleaseServiceProxied for one
+// container, or "" when every Service's names go around the proxy.
+func (j serviceJudge) releaseServiceFinding(env map[string]string, envKey string, hosts []callHost) string {
+	type proxiedHost struct {
+		host, why string
+		clients   []string
+	}
+	byService := map[service][]proxiedHost{}
+	var order []service
+	for _, h := range hosts {
+		clients := j.proxiedBy(env, envKey, h.service.target(h.host))
+		if len(clients) == 0 {
+			continue
+		}
+		if _, seen := byService[h.service]; !seen {
+			order = append(order, h.service)
+		}
+		byService[h.service] = append(byService[h.service], proxiedHost{h.host, h.why, clients})
+	}
+	if len(order) == 0 {
+		return ""
+	}
+	const shown = 5
+	var parts []string
+	for i, s := range order {
+		if i == shown {
+			parts = append(parts, fmt.Sprintf("and %d more", len(order)-shown))
+			break
+		}
+		// hosts that the same clients proxy, together: "api, api.ns: every client; api.ns.svc: node"
+		var groups []string
+		hostsBy := map[string][]string{}
+		for _, h := range byService[s] {
+			clients := "every client"
+			if len(h.clients) < len(noproxy.Clients) {
+				clients = strings.Join(h.clients, ", ")
+			}
+			what := h.host
+			if h.why != "" {
+				what += " (" + h.why + ")"
+			}
+			if _, seen := hostsBy[clients]; !seen {
+				groups = append(groups, clients)
+			}
+			hostsBy[clients] = append(hostsBy[clients], what)
+		}
+		var hs []string
+		for _, clients := range groups {
+			hs = append(hs, strings.Join(hostsBy[clients], ", ")+": "+clients)
+		}
+		parts = append(parts, fmt.Sprintf("Service %s (%s)", s.name, strings.Join(hs, "; ")))
+	}
+	return fmt.Sprintf("NO_PROXY sends %s through the proxy, which cannot reach it", strings.Join(parts, ", "))
+}

@@ -1,0 +1,108 @@
+package proxytest
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// argoLike is a render in the shape of Argo CD's: a server that calls the repo
+// server and Dex by their bare Service names, in env and in args.
+func argoLike(noProxy string) string {
+	server := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: argocd-server, namespace: argocd}\nspec:\n  template:\n    spec:\n      containers:\n" +
+		"        - name: server\n          image: x\n          args: [--repo-server, argocd-repo-server:8081, \"--dex-server=https://argocd-dex-server:5556\"]\n" +
+		"          env:\n" + indent(plainEnv("http://proxy:3128", noProxy)+"\n- {name: REDIS, value: \"redis://argocd-redis.argocd.svc.cluster.local.:6379\"}", "            ")
+	svc := func(name string, port int) string {
+		return "apiVersion: v1\nkind: Service\nmetadata: {name: " + name + ", namespace: argocd}\nspec:\n  ports: [{port: " + strconv.Itoa(port) + "}]\n"
+	}
+	return strings.Join([]string{server, svc("argocd-repo-server", 8081), svc("argocd-dex-server", 5556), svc("argocd-redis", 6379)}, "---\n")
+}
+
+func TestReleaseServiceProxied(t *testing.T) {
+	services := "argocd-repo-server,argocd-repo-server.argocd,argocd-repo-server.argocd.svc," +
+		"argocd-dex-server,argocd-dex-server.argocd,argocd-dex-server.argocd.svc,argocd-redis,argocd-redis.argocd,argocd-redis.argocd.svc"
+
+	m, err := Parse(argoLike(goodNoProxy))
+	require.NoError(t, err)
+	findings := Check(m, testCluster)
+	require.Len(t, findings, 1, "one finding per container and rule: %v", findings)
+	f := findings[0]
+	assert.Equal(t, RuleReleaseServiceProxied, f.Rule)
+	assert.Equal(t, "Deployment/argocd-server", f.Object)
+	for _, want := range []string{
+		"Service argocd-repo-server (argocd-repo-server, argocd-repo-server.argocd, argocd-repo-server:8081 (args): go, curl, wget, python-requests, python-urllib)",
+		"argocd-dex-server:5556 (args)",
+		"Service argocd-redis (argocd-redis, argocd-redis.argocd: go, curl, wget, python-requests, python-urllib)",
+		"proxykit inject",
+	} {
+		assert.Contains(t, f.Message, want)
+	}
+	// the FQDN with its trailing dot is covered by cluster.local.: named in env, but not proxied
+	assert.NotContains(t, f.Message, "env REDIS")
+
+	// a client that reads no proxy variable is not judged: this container runs no
+	// JVM flags and no NODE_USE_ENV_PROXY, so java and node go direct
+	assert.NotContains(t, f.Message, "node")
+
+	// with the Services' forms in NO_PROXY, nothing is left
+	m, err = Parse(argoLike(goodNoProxy + "," + services))
+	require.NoError(t, err)
+	assert.Empty(t, Check(m, testCluster))
+
+	// without cluster.local. the FQDN named in env goes through the proxy too
+	m, err = Parse(argoLike(strings.Replace(goodNoProxy, "cluster.local.,", "", 1) + "," + services))
+	require.NoError(t, err)
+	var msgs []string
+	for _, f := range Check(m, testCluster) {
+		if f.Rule == RuleReleaseServiceProxied {
+			msgs = append(msgs, f.Message)
+		}
+	}
+	require.Len(t, msgs, 1)
+	assert.Contains(t, msgs[0], "argocd-redis.argocd.svc.cluster.local.:6379 (env REDIS)")
+
+	// Node.js with NODE_USE_ENV_PROXY matches a bare entry only exactly: svc does
+	// not cover name.namespace.svc for it
+	m, err = Parse(strings.Replace(argoLike(goodNoProxy), "          env:\n", "          env:\n            - {name: NODE_USE_ENV_PROXY, value: \"1\"}\n", 1))
+	require.NoError(t, err)
+	findings = Check(m, testCluster)
+	require.Len(t, findings, 1)
+	assert.Contains(t, findings[0].Message, "argocd-repo-server.argocd.svc: node")
+}
+
+func TestReleaseServiceProxiedAcrossNamespaces(t *testing.T) {
+	// a Pod in another namespace cannot call the bare name: only name.namespace and
+	// name.namespace.svc are judged for it
+	client := "apiVersion: v1\nkind: Pod\nmetadata: {name: client, namespace: other}\nspec:\n  containers:\n    - name: c\n      image: x\n      env:\n" +
+		indent(plainEnv("http://proxy:3128", goodNoProxy+",api.shop,api.shop.svc"), "        ")
+	svc := "apiVersion: v1\nkind: Service\nmetadata: {name: api, namespace: shop}\n"
+	m, err := Parse(client + "---\n" + svc)
+	require.NoError(t, err)
+	assert.Empty(t, Check(m, testCluster))
+
+	// after Parse, a Service without a namespace is judged by its bare name only,
+	// until the release namespace is known
+	m, err = Parse(pod(plainEnv("http://proxy:3128", goodNoProxy+",api"), "") + "\n---\napiVersion: v1\nkind: Service\nmetadata: {name: api}\n")
+	require.NoError(t, err)
+	assert.Empty(t, Check(m, testCluster))
+	m.Namespace = "shop"
+	findings := Check(m, testCluster)
+	require.Len(t, findings, 1)
+	assert.Contains(t, findings[0].Message, "Service api (api.shop: go, curl, wget, python-requests, python-urllib)")
+}
+
+func TestHostOf(t *testing.T) {
+	for token, want := range map[string][2]string{
+		"argocd-repo-server:8081":                {"argocd-repo-server", "8081"},
+		"https://argocd-dex-server:5556/api/dex": {"argocd-dex-server", "5556"},
+		"redis://user:pw@Redis.NS:6379":          {"redis.ns", "6379"},
+		"http://web.shop.svc.cluster.local.":     {"web.shop.svc.cluster.local.", ""},
+		"plain":                                  {"plain", ""},
+	} {
+		host, port := hostOf(token)
+		assert.Equal(t, want, [2]string{host, port}, token)
+	}
+}
