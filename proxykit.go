@@ -8,10 +8,12 @@ package proxykit
 
 import (
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -79,6 +81,11 @@ func Include(helper string, values map[string]any) (string, error) {
 // includeWith renders one template against the library, with values as the
 // consuming chart's values, and returns its output.
 func includeWith(template string, values map[string]any) (string, error) {
+	return includeAs(template, values, "proxykit", "default")
+}
+
+// includeAs is includeWith for a release name and namespace.
+func includeAs(template string, values map[string]any, release, namespace string) (string, error) {
 	lib, err := Library()
 	if err != nil {
 		return "", err
@@ -91,7 +98,7 @@ func includeWith(template string, values map[string]any) (string, error) {
 		Templates: []*chart.File{{Name: "templates/out", Data: []byte(template)}},
 	}
 	host.AddDependency(lib)
-	out, _, err := renderChart(host, values, "proxykit", "default")
+	out, _, err := renderChart(host, values, release, namespace)
 	if err != nil {
 		return "", err
 	}
@@ -147,4 +154,38 @@ func TemplateError(err error) error {
 		return fmt.Errorf("%s", strings.TrimSpace(msg[loc[1]:]))
 	}
 	return err
+}
+
+// Call is one library helper called with arguments beside "context", for a
+// release: what `include HELPER (dict "context" $ ARGS...)` gives in a chart
+// named by Release and Namespace whose values are Values.
+type Call struct {
+	Helper             string
+	Values             map[string]any
+	Args               map[string]any // JSON-encodable; numbers arrive as float64, as from a values file
+	Release, Namespace string         // default "proxykit" and "default"
+}
+
+// Include renders the call. A render the library fails returns its message.
+func (c Call) Include() (string, error) {
+	if !helperName.MatchString(c.Helper) {
+		return "", fmt.Errorf("proxykit: %q is not a proxykit helper name", c.Helper)
+	}
+	args, err := json.Marshal(c.Args)
+	if c.Args == nil {
+		args = []byte("{}")
+	}
+	if err != nil {
+		return "", fmt.Errorf("proxykit: the arguments of %s: %w", c.Helper, err)
+	}
+	release, namespace := c.Release, c.Namespace
+	if release == "" {
+		release = "proxykit"
+	}
+	if namespace == "" {
+		namespace = "default"
+	}
+	// the arguments go in as a Go template string literal of their JSON
+	template := fmt.Sprintf(`{{ include %q (merge (dict "context" $) (fromJson %s)) }}`, c.Helper, strconv.Quote(string(args)))
+	return includeAs(template, c.Values, release, namespace)
 }

@@ -245,12 +245,19 @@ var podTemplatePaths = map[string][]string{
 
 // podTemplate returns the object's pod template as decoded YAML (a Pod's own
 // content), if it has one with containers.
-func (o Object) podTemplate() (map[string]any, bool) {
-	p, ok := podTemplatePaths[o.Kind]
+func (o Object) podTemplate() (map[string]any, bool) { return FindPodTemplate(o.Content) }
+
+// FindPodTemplate returns the pod template of a decoded object (a Pod's own
+// content; a CronJob's spec.jobTemplate.spec.template; spec.template of any other
+// kind: Deployment, StatefulSet, an Argo Rollout ...) when it has one with
+// containers. It is the object's own map: changing it changes the object.
+func FindPodTemplate(object map[string]any) (map[string]any, bool) {
+	kind, _ := object["kind"].(string)
+	p, ok := podTemplatePaths[kind]
 	if !ok {
 		p = podTemplatePaths[""]
 	}
-	var node any = o.Content
+	var node any = object
 	for _, key := range p {
 		m, ok := node.(map[string]any)
 		if !ok {

@@ -9,6 +9,7 @@
 //	proxykit explain --no-proxy LIST [--client NAME]... [-o text|json] TARGET...
 //	proxykit discover [--kubeconfig F] [--context C] [--capi-cluster NS/NAME] [-o yaml|json]
 //	proxykit audit [--kubeconfig F] [--context C] [-n NS | -A] [-f VALUES]... [-o text|json|policyreport]
+//	proxykit inject [-f VALUES]... [--set K=V]... [-n NS] [--release NAME] [FILE|-]
 //
 // Exit status: 0 clean, 1 findings (check, audit), 2 bad input, usage or an
 // unreachable cluster.
@@ -68,6 +69,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newExplainCmd(stdout),
 		newDiscoverCmd(stdout, stderr),
 		newAuditCmd(stdout, stderr),
+		newInjectCmd(stdin, stdout, stderr),
 	)
 	// flag errors name the flag: usage errors, exit 2
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })

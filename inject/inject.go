@@ -1,0 +1,259 @@
+// Package inject writes the proxy into a rendered manifest stream, the way the
+// proxy-policies chart's engines inject it into Pods at admission: for charts you
+// don't own, as a Helm post-renderer (`proxykit inject`).
+//
+// Every container of every pod template (Pods, Deployments, StatefulSets,
+// DaemonSets, ReplicaSets, Jobs, CronJobs, and any kind with spec.template) gets
+// the variables the proxykit library renders for the values: its own env kept
+// and in order, an own proxy variable kept unless policy.overrideExisting, the
+// opt-out annotations honoured, proxy.runtimes and the trusted CA applied, and
+// credentials only through a Secret the output carries (or proxy.existingSecret).
+// Every Service of the stream is added to NO_PROXY in the forms a Pod calls it by.
+// Every other object is written back as it was; injecting twice equals injecting
+// once.
+package inject
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/proxytest"
+)
+
+// Options are what Stream injects.
+type Options struct {
+	// Values are a chart's values as the library reads them (proxy, cluster,
+	// global), plus policy.overrideExisting as proxy-policies reads it.
+	Values map[string]any
+	// Namespace is the release namespace: where objects without one are.
+	Namespace string
+	// Release names the proxy Secret (<release>-proxy-credentials) when the
+	// proxy URLs carry credentials; default: the objects' common
+	// app.kubernetes.io/instance label.
+	Release string
+}
+
+// Result tells what Stream did.
+type Result struct {
+	Containers int      // containers that got the proxy
+	Services   []string // the Services added to NO_PROXY, "namespace/name"
+	Secrets    []string // the proxy Secrets added, "namespace/name"
+}
+
+// document is one YAML document of the stream, as read.
+type document struct {
+	raw     string         // the text, comments included
+	comment string         // its leading comment lines ("# Source: ..."), kept when it is rewritten
+	object  map[string]any // nil for a document without an object
+}
+
+var (
+	separator   = regexp.MustCompile(`(?m)^---[ \t]*(?:#.*)?$`)
+	commentLine = regexp.MustCompile(`^\s*(#.*)?$`)
+)
+
+// split reads a stream into documents; the text of each is kept.
+func split(stream []byte) ([]document, error) {
+	var docs []document
+	for i, text := range separator.Split(string(stream), -1) {
+		text = strings.Trim(text, "\n")
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		doc := document{raw: text}
+		var comments []string
+		for _, line := range strings.Split(text, "\n") {
+			if !commentLine.MatchString(line) {
+				break
+			}
+			if strings.TrimSpace(line) != "" {
+				comments = append(comments, line)
+			}
+		}
+		doc.comment = strings.Join(comments, "\n")
+		j, err := yaml.YAMLToJSON([]byte(text))
+		if err != nil {
+			return nil, fmt.Errorf("document %d is not YAML: %w", i+1, err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(j))
+		dec.UseNumber() // numbers written back as they were read
+		var object any
+		if err := dec.Decode(&object); err != nil {
+			return nil, fmt.Errorf("document %d: %w", i+1, err)
+		}
+		switch o := object.(type) {
+		case nil:
+		case map[string]any:
+			doc.object = o
+		default:
+			return nil, fmt.Errorf("document %d is not a Kubernetes object (a YAML map)", i+1)
+		}
+		docs = append(docs, doc)
+	}
+	return docs, nil
+}
+
+func (d document) kind() string { s, _ := d.object["kind"].(string); return s }
+
+func (d document) meta(key string) string {
+	m, _ := d.object["metadata"].(map[string]any)
+	s, _ := m[key].(string)
+	return s
+}
+
+// namespace is the document's namespace, else the release namespace.
+func (d document) namespace(release string) string {
+	if ns := d.meta("namespace"); ns != "" {
+		return ns
+	}
+	return release
+}
+
+// Stream reads rendered manifests and returns them with the proxy injected.
+// Bad values, a stream that is not YAML, or facts it cannot know (the release
+// namespace of a Service without one) are errors naming the key or flag.
+func Stream(stream []byte, opts Options) ([]byte, Result, error) {
+	var result Result
+	docs, err := split(stream)
+	if err != nil {
+		return nil, result, err
+	}
+	hosts, services, err := serviceHosts(docs, opts)
+	if err != nil {
+		return nil, result, err
+	}
+	result.Services = services
+	release := opts.Release
+	if release == "" {
+		release = releaseOf(docs)
+	}
+	inj, err := render(opts.Values, hosts, release)
+	if err != nil {
+		return nil, result, err
+	}
+	override, err := overrideExisting(opts.Values)
+	if err != nil {
+		return nil, result, err
+	}
+	override = override && !inj.credentials
+
+	var out []string
+	secretsWanted := map[string]bool{} // namespace ("" for the release's) -> a Secret is needed
+	for _, doc := range docs {
+		changed, n := false, 0
+		if doc.object != nil && inj.enabled {
+			if tmpl, ok := proxytest.FindPodTemplate(doc.object); ok {
+				changed, n, err = inj.podTemplate(tmpl, override)
+				if err != nil {
+					return nil, result, fmt.Errorf("%s %s: %w", doc.kind(), doc.meta("name"), err)
+				}
+				if n > 0 && inj.secretNeeded {
+					secretsWanted[doc.namespace(opts.Namespace)] = true
+				}
+			}
+		}
+		result.Containers += n
+		if !changed {
+			out = append(out, doc.raw)
+			continue
+		}
+		text, err := yaml.Marshal(doc.object)
+		if err != nil {
+			return nil, result, err
+		}
+		out = append(out, strings.TrimLeft(doc.comment+"\n", "\n")+strings.TrimRight(string(text), "\n"))
+	}
+
+	secrets, err := inj.secrets(docs, secretsWanted, release, opts.Namespace)
+	if err != nil {
+		return nil, result, err
+	}
+	var head []string
+	for _, s := range secrets {
+		result.Secrets = append(result.Secrets, s.id)
+		head = append(head, s.text)
+	}
+	out = append(head, out...)
+
+	var b strings.Builder
+	for _, text := range out {
+		b.WriteString("---\n")
+		b.WriteString(text)
+		b.WriteString("\n")
+	}
+	return []byte(b.String()), result, nil
+}
+
+// overrideExisting reads policy.overrideExisting, the proxy-policies key.
+func overrideExisting(values map[string]any) (bool, error) {
+	policy, _ := values["policy"].(map[string]any)
+	v, ok := policy["overrideExisting"]
+	if !ok || v == nil {
+		return false, nil
+	}
+	b, ok := v.(bool)
+	if !ok {
+		return false, fmt.Errorf("policy.overrideExisting must be true or false, got %T", v)
+	}
+	return b, nil
+}
+
+// serviceHosts are the NO_PROXY entries for the stream's Services, written by the
+// library's proxykit.proxy.serviceHosts, and the Services as "namespace/name".
+func serviceHosts(docs []document, opts Options) (string, []string, error) {
+	byNamespace := map[string][]string{}
+	for _, doc := range docs {
+		if doc.kind() != "Service" || doc.meta("name") == "" {
+			continue
+		}
+		ns := doc.namespace(opts.Namespace)
+		if ns == "" {
+			return "", nil, fmt.Errorf("Service %s has no namespace and the release namespace is unknown: pass -n NAMESPACE (to helm: --post-renderer-args -n --post-renderer-args NAMESPACE) or set HELM_NAMESPACE; NO_PROXY needs the name.namespace form Pods call it by", doc.meta("name"))
+		}
+		byNamespace[ns] = append(byNamespace[ns], doc.meta("name"))
+	}
+	namespaces := make([]string, 0, len(byNamespace))
+	for ns := range byNamespace {
+		namespaces = append(namespaces, ns)
+	}
+	sort.Strings(namespaces)
+	var entries, services []string
+	for _, ns := range namespaces {
+		out, err := proxykit.Call{Helper: "proxykit.proxy.serviceHosts", Values: map[string]any{},
+			Args: map[string]any{"services": byNamespace[ns], "namespace": ns}}.Include()
+		if err != nil {
+			return "", nil, err
+		}
+		entries = append(entries, out)
+		for _, name := range byNamespace[ns] {
+			services = append(services, ns+"/"+name)
+		}
+	}
+	return strings.Join(entries, ","), services, nil
+}
+
+// releaseOf is the release the objects' app.kubernetes.io/instance labels name,
+// when they agree; "" otherwise.
+func releaseOf(docs []document) string {
+	found := ""
+	for _, doc := range docs {
+		m, _ := doc.object["metadata"].(map[string]any)
+		labels, _ := m["labels"].(map[string]any)
+		name, _ := labels["app.kubernetes.io/instance"].(string)
+		if name == "" {
+			continue
+		}
+		if found != "" && found != name {
+			return ""
+		}
+		found = name
+	}
+	return found
+}

@@ -1,0 +1,136 @@
+package inject
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/proxykit/proxykit/proxytest"
+)
+
+// containerLists are the pod spec's lists, each of whose containers gets the proxy.
+var containerLists = []string{"initContainers", "containers", "ephemeralContainers"}
+
+// podTemplate injects into one pod template, in place: what the policies do at
+// admission. It tells whether anything changed and how many containers it injected.
+func (inj *injection) podTemplate(tmpl map[string]any, override bool) (bool, int, error) {
+	meta, _ := tmpl["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	for key, value := range proxytest.PodOptOuts {
+		if annotations[key] == value {
+			return false, 0, nil
+		}
+	}
+	skip := map[string]bool{}
+	if names, ok := annotations[proxytest.AnnotationSkipContainers].(string); ok {
+		for _, name := range strings.Split(names, ",") {
+			skip[strings.TrimSpace(name)] = true
+		}
+	}
+	spec, _ := tmpl["spec"].(map[string]any)
+	changed, injected := false, 0
+	for _, list := range containerLists {
+		items, _ := spec[list].([]any)
+		for i, item := range items {
+			c, ok := item.(map[string]any)
+			if !ok {
+				return false, 0, fmt.Errorf("spec.%s[%d] is not a container", list, i)
+			}
+			name, _ := c["name"].(string)
+			if skip[name] {
+				continue
+			}
+			injected++
+			if inj.container(c, override) {
+				changed = true
+			}
+		}
+	}
+	// the policies mount the bundle into every Pod they inject, like this
+	if inj.volume != nil {
+		volumes, _ := spec["volumes"].([]any)
+		if !hasNamed(volumes, inj.volume["name"], "") {
+			spec["volumes"] = append(volumes, clone(inj.volume))
+			changed = true
+		}
+	}
+	return changed, injected, nil
+}
+
+// container injects into one container, in place, and tells whether it changed:
+// the proxy entries it lacks are appended in order; an own entry is kept, or
+// replaced when override is on and it is a plain value; an own JAVA_TOOL_OPTIONS
+// value is joined after the proxy flags once (its own -D flags then win).
+func (inj *injection) container(c map[string]any, override bool) bool {
+	env, _ := c["env"].([]any)
+	own := map[string]int{}
+	for i, e := range env {
+		if m, ok := e.(map[string]any); ok {
+			if name, ok := m["name"].(string); ok {
+				own[name] = i
+			}
+		}
+	}
+	changed := false
+	for _, entry := range inj.env {
+		name, _ := entry["name"].(string)
+		i, has := own[name]
+		if !has {
+			env = append(env, clone(entry))
+			changed = true
+			continue
+		}
+		mine, _ := env[i].(map[string]any)
+		_, fromRef := mine["valueFrom"]
+		switch {
+		case fromRef:
+			// kept as it is: a merge cannot drop an own valueFrom
+		case name == "JAVA_TOOL_OPTIONS" && inj.javaOptions != "":
+			value, _ := mine["value"].(string)
+			if !strings.HasPrefix(value, inj.javaOptions) {
+				if value != "" {
+					value = " " + value
+				}
+				mine["value"] = inj.javaOptions + value
+				changed = true
+			}
+		case override && !reflect.DeepEqual(mine, entry):
+			env[i] = clone(entry)
+			changed = true
+		}
+	}
+	if changed {
+		c["env"] = env
+	}
+	if inj.mount != nil {
+		mounts, _ := c["volumeMounts"].([]any)
+		if !hasNamed(mounts, inj.mount["name"], inj.mount["mountPath"]) {
+			c["volumeMounts"] = append(mounts, clone(inj.mount))
+			changed = true
+		}
+	}
+	return changed
+}
+
+// hasNamed tells whether a list of maps holds one with this name, or this mountPath.
+func hasNamed(items []any, name, mountPath any) bool {
+	for _, item := range items {
+		m, _ := item.(map[string]any)
+		if m["name"] == name || (mountPath != "" && m["mountPath"] == mountPath) {
+			return true
+		}
+	}
+	return false
+}
+
+// clone copies a map of the library's render, so that no two containers share one.
+func clone(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if inner, ok := v.(map[string]any); ok {
+			v = clone(inner)
+		}
+		out[k] = v
+	}
+	return out
+}
