@@ -28,10 +28,17 @@ all: test
 ## tools: build the test binaries from pinned Go modules (Kyverno takes minutes the first time)
 tools: $(HELM) $(HELM4) $(KYVERNO) $(KYVERNO_CONTROLLERS) $(APISERVER) $(AGGREGATION) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER) $(KUBECTL) $(CRDS)
 
-# the helm CLI from the helm.sh/helm/v3 version pinned in go.mod
-$(HELM): go.mod go.sum
+# the helm CLI from the helm.sh/helm/v3 version pinned in go.mod, built as Helm's own
+# Makefile builds it: it reports its version and, as .Capabilities.KubeVersion, the
+# Kubernetes version of go.mod's k8s.io/client-go (without these flags: v1.20.0)
+HELM_VERSION := $(shell sed -n 's|^[[:space:]]*helm.sh/helm/v3 \(v[0-9.]*\).*|\1|p' go.mod)
+K8S_MINOR    := $(shell sed -n 's|^[[:space:]]*k8s.io/client-go v0\.\([0-9]*\)\..*|\1|p' go.mod)
+HELM_LDFLAGS := -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) \
+	-X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$(K8S_MINOR) \
+	-X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$(K8S_MINOR)
+$(HELM): go.mod go.sum Makefile
 	@mkdir -p $(BIN)
-	$(GO) build -o $@ helm.sh/helm/v3/cmd/helm
+	$(GO) build -ldflags '$(HELM_LDFLAGS)' -o $@ helm.sh/helm/v3/cmd/helm
 
 # the Helm 4 CLI, to check that every chart renders the same under Helm 3 and 4
 $(HELM4): tools/helm4/go.mod tools/helm4/go.sum
@@ -129,7 +136,7 @@ publish: package
 test: tools yamllint node-modules
 	@# a library archive vendored by an earlier run may be stale: the packages' examples would render it
 	rm -f charts/*/charts/proxykit-*.tgz examples/*/charts/proxykit-*.tgz tests/testdata/*/charts/proxykit-*.tgz
-	$(GO) test -count=1 -race . ./cmd/... ./discover/... ./internal/... ./noproxy/... ./proxytest/...
+	$(GO) test -count=1 -race . ./cmd/... ./discover/... ./inject/... ./internal/... ./noproxy/... ./proxytest/...
 	$(GO) test -count=1 ./tests/
 	$(GO) test -count=1 -parallel 4 ./tests/integration/
 	cd examples/consumer-app && $(GO) test -count=1 ./...

@@ -13,9 +13,12 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/Masterminds/semver/v3"
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -110,14 +113,73 @@ func includeAs(template string, values map[string]any, release, namespace string
 // (the chart's values.yaml, its subcharts' defaults and globals, then values,
 // coalesced as Helm coalesces them).
 func renderChart(c *chart.Chart, values map[string]any, release, namespace string) (map[string]string, map[string]any, error) {
+	return RenderChart(c, values, RenderOptions{Release: release, Namespace: namespace})
+}
+
+// RenderOptions say what a render renders for.
+type RenderOptions struct {
+	Release, Namespace string
+	// KubeVersion is the Kubernetes version the chart sees as
+	// .Capabilities.KubeVersion and checks its kubeVersion constraint against
+	// ("1.30.0" or "v1.30"); default DefaultKubeVersion.
+	KubeVersion string
+}
+
+// DefaultKubeVersion is the Kubernetes version of the k8s.io/client-go (or
+// k8s.io/api) this program is built with (v0.37.x is Kubernetes v1.37.0), as
+// Helm 4 reports it (a test binary records no dependencies: there, the one this
+// module pins); Helm 3's own default without build flags is v1.20.0, which charts that need a
+// newer Kubernetes refuse.
+func DefaultKubeVersion() string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		// the Kubernetes modules share their versioning; the first that is linked in
+		for _, path := range []string{"k8s.io/client-go", "k8s.io/api", "k8s.io/apimachinery"} {
+			for _, dep := range info.Deps {
+				if dep.Path != path {
+					continue
+				}
+				if v, err := semver.NewVersion(dep.Version); err == nil && v.Major() == 0 && v.Minor() > 0 {
+					return fmt.Sprintf("v1.%d.0", v.Minor())
+				}
+			}
+		}
+	}
+	// test binaries record no dependencies: the version this module pins
+	return pinnedKubeVersion
+}
+
+// pinnedKubeVersion is the Kubernetes version of the k8s.io/client-go in this
+// module's go.mod (a test keeps the two together).
+const pinnedKubeVersion = "v1.37.0"
+
+// RenderChart renders a loaded chart the way `helm template` does and returns
+// every rendered file by its path, and the values the templates saw at the top
+// (the chart's values.yaml, its subcharts' defaults and globals, then values,
+// coalesced as Helm coalesces them). A chart whose kubeVersion constraint the
+// Kubernetes version does not meet fails as `helm template` does.
+func RenderChart(c *chart.Chart, values map[string]any, o RenderOptions) (map[string]string, map[string]any, error) {
+	release, namespace := o.Release, o.Namespace
 	if values == nil {
 		values = map[string]any{}
+	}
+	kubeVersion := o.KubeVersion
+	if kubeVersion == "" {
+		kubeVersion = DefaultKubeVersion()
+	}
+	kv, err := chartutil.ParseKubeVersion(kubeVersion)
+	if err != nil {
+		return nil, nil, fmt.Errorf("proxykit: the Kubernetes version %q: %w", kubeVersion, err)
+	}
+	caps := chartutil.DefaultCapabilities.Copy()
+	caps.KubeVersion = *kv
+	if c.Metadata != nil && c.Metadata.KubeVersion != "" && !chartutil.IsCompatibleRange(c.Metadata.KubeVersion, kv.String()) {
+		return nil, nil, fmt.Errorf("chart requires kubeVersion: %s which is incompatible with Kubernetes %s", c.Metadata.KubeVersion, kv.String())
 	}
 	if err := chartutil.ProcessDependenciesWithMerge(c, values); err != nil {
 		return nil, nil, err
 	}
 	options := chartutil.ReleaseOptions{Name: release, Namespace: namespace, Revision: 1, IsInstall: true}
-	top, err := chartutil.ToRenderValues(c, values, options, chartutil.DefaultCapabilities)
+	top, err := chartutil.ToRenderValues(c, values, options, caps)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,6 +2,7 @@ package proxykit
 
 import (
 	"os"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -41,4 +42,13 @@ func TestInclude(t *testing.T) {
 
 	_, err = Include(`proxykit.proxy.noProxy" . }}{{ "x`, nil)
 	assert.ErrorContains(t, err, "is not a proxykit helper name")
+}
+
+func TestPinnedKubeVersionIsGoMods(t *testing.T) {
+	b, err := os.ReadFile("go.mod")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^\s+k8s\.io/client-go v0\.(\d+)\.`).FindSubmatch(b)
+	require.NotNil(t, m, "go.mod requires k8s.io/client-go")
+	assert.Equal(t, "v1."+string(m[1])+".0", pinnedKubeVersion, "keep pinnedKubeVersion at the Kubernetes version of go.mod's client-go")
+	assert.Equal(t, pinnedKubeVersion, DefaultKubeVersion(), "a test binary records no dependencies: the pinned version")
 }

@@ -18,10 +18,11 @@ import (
 type Option func(*options) error
 
 type options struct {
-	values    map[string]any
-	release   string
-	namespace string
-	embedded  bool
+	values      map[string]any
+	release     string
+	namespace   string
+	kubeVersion string
+	embedded    bool
 }
 
 // Values adds values given as YAML text, as `helm template -f` does with a file:
@@ -53,6 +54,17 @@ func ValuesFile(path string) Option {
 func Release(name, namespace string) Option {
 	return func(o *options) error {
 		o.release, o.namespace = name, namespace
+		return nil
+	}
+}
+
+// KubeVersion sets the Kubernetes version the chart sees (.Capabilities.KubeVersion)
+// and checks its kubeVersion constraint against, as `helm template --kube-version`
+// does; default: the version of the k8s.io/client-go the test is built with
+// (proxykit.DefaultKubeVersion).
+func KubeVersion(version string) Option {
+	return func(o *options) error {
+		o.kubeVersion = version
 		return nil
 	}
 }
@@ -96,7 +108,7 @@ func RenderE(chartDir string, opts ...Option) (*Manifests, error) {
 		return nil, err
 	}
 	pruneLibraries(c)
-	files, values, err := proxykit.RenderWithValues(c, o.values, o.release, o.namespace)
+	files, values, err := proxykit.RenderChart(c, o.values, proxykit.RenderOptions{Release: o.release, Namespace: o.namespace, KubeVersion: o.kubeVersion})
 	if err != nil {
 		return nil, err
 	}

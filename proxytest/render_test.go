@@ -11,6 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/proxykit/proxykit"
 )
 
 // A platform chart sets its cluster in its own values.yaml; a test passes only
@@ -168,4 +171,28 @@ func TestEmbeddedLibraryReplacesAVendoredCopy(t *testing.T) {
 	m = Render(t, chart, values, EmbeddedLibrary())
 	assert.Equal(t, "HTTP_PROXY", m.Container(t, "Deployment/release-name-api", "api").Env[0].Name)
 	assert.Empty(t, Check(m, m.Cluster))
+}
+
+func TestKubeVersion(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "templates"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Chart.yaml"), []byte("apiVersion: v2\nname: modern\nversion: 0.1.0\nkubeVersion: \">=1.25.0-0\"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "templates", "cm.yaml"),
+		[]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: v}\ndata: {version: {{ .Capabilities.KubeVersion.Version | quote }}}\n"), 0o644))
+
+	// the default is the Kubernetes version of the client-go this module pins, not Helm 3's v1.20.0
+	m := Render(t, dir)
+	var cm corev1.ConfigMap
+	require.NoError(t, m.Decode("ConfigMap", "v", &cm))
+	assert.Equal(t, proxykit.DefaultKubeVersion(), cm.Data["version"])
+	assert.Regexp(t, `^v1\.(2[5-9]|[3-9][0-9])\.0$`, cm.Data["version"])
+
+	m = Render(t, dir, KubeVersion("1.30.2"))
+	require.NoError(t, m.Decode("ConfigMap", "v", &cm))
+	assert.Equal(t, "v1.30.2", cm.Data["version"])
+
+	_, err := RenderE(dir, KubeVersion("1.24.0"))
+	assert.ErrorContains(t, err, "chart requires kubeVersion: >=1.25.0-0 which is incompatible with Kubernetes v1.24.0", "as helm template says it")
+	_, err = RenderE(dir, KubeVersion("one"))
+	assert.ErrorContains(t, err, `the Kubernetes version "one"`)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -34,4 +35,21 @@ func TestMakeTestRunsEveryPackage(t *testing.T) {
 			assert.Contains(t, string(makefile), " ./"+top+"/...", "make test runs %s", pkg)
 		}
 	}
+}
+
+// TestHelmCLIKnowsTheKubernetesVersion: the helm CLI that `make` builds reports
+// the Kubernetes version of go.mod's client-go, the one proxytest renders for,
+// and so renders charts that need a recent Kubernetes (Kyverno's wants >=1.25),
+// as a released helm does; built without Helm's flags it said v1.20.0.
+func TestHelmCLIKnowsTheKubernetesVersion(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(dir+"/templates", 0o755))
+	require.NoError(t, os.WriteFile(dir+"/Chart.yaml", []byte("apiVersion: v2\nname: modern\nversion: 0.1.0\nkubeVersion: \">=1.25.0-0\"\n"), 0o644))
+	require.NoError(t, os.WriteFile(dir+"/templates/cm.yaml", []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: v}\ndata: {kube: {{ .Capabilities.KubeVersion.Version | quote }}}\n"), 0o644))
+	out, err := fixture.HelmCommand(t, "template", dir)
+	require.NoError(t, err, out)
+	assert.Contains(t, out, "kube: \""+proxykit.DefaultKubeVersion()+"\"")
+	version, err := fixture.HelmCommand(t, "version", "--short")
+	require.NoError(t, err)
+	assert.Regexp(t, `^v3\.\d+\.\d+`, version, "helm reports the version go.mod pins")
 }
