@@ -21,7 +21,7 @@ DIST      := dist
 DEMO_CHART  := examples/consumer-app
 DEMO_VALUES := examples/providers/eks.yaml
 
-.PHONY: all tools test render e2e bench demo lint yamllint debian-packages node-modules docs package publish krew clean
+.PHONY: all tools test render e2e bench demo lint yamllint debian-packages node-modules docs package publish krew helm-plugin clean
 
 all: test
 
@@ -104,6 +104,13 @@ $(CRDS): tools/crds/go.mod tools/crds/go.sum
 ## manifest with their checksums, in dist/ (VERSION=v0.4.0 names the release they are for)
 krew:
 	./hack/krew.sh $(DIST) $(or $(VERSION),v$(shell sed -n 's/^version: //p' library/proxykit/Chart.yaml))
+
+## helm-plugin: Helm 4's post-renderer plugin in dist/helm-plugin/proxykit (plugin.yaml and the
+## proxykit binary): helm plugin install dist/helm-plugin/proxykit, then --post-renderer proxykit
+helm-plugin:
+	rm -rf $(DIST)/helm-plugin/proxykit && mkdir -p $(DIST)/helm-plugin/proxykit/bin
+	cp helm-plugin/plugin.yaml $(DIST)/helm-plugin/proxykit/
+	$(GO) build -o $(DIST)/helm-plugin/proxykit/bin/proxykit ./cmd/proxykit
 
 ## docs: regenerate the chart READMEs (library/proxykit and charts/*) with helm-docs
 docs: $(HELM_DOCS)

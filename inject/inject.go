@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 
@@ -120,6 +121,41 @@ func (d document) namespace(release string) string {
 // Bad values, a stream that is not YAML, or facts it cannot know (the release
 // namespace of a Service without one) are errors naming the key or flag.
 func Stream(stream []byte, opts Options) ([]byte, Result, error) {
+	return New(opts).Stream(stream)
+}
+
+// Injector injects with one set of options into many streams: the library is
+// rendered once per set of Services and release name, not once per stream.
+// Safe for concurrent use.
+type Injector struct {
+	opts  Options
+	mu    sync.Mutex
+	cache map[string]*injection // release and NO_PROXY entries -> what the library rendered
+}
+
+// New returns an Injector for opts.
+func New(opts Options) *Injector {
+	return &Injector{opts: opts, cache: map[string]*injection{}}
+}
+
+// render is render, remembered.
+func (i *Injector) render(hosts, release string) (*injection, error) {
+	key := release + "\x00" + hosts
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if inj, ok := i.cache[key]; ok {
+		return inj, nil
+	}
+	inj, err := render(i.opts.Values, hosts, release)
+	if err == nil {
+		i.cache[key] = inj
+	}
+	return inj, err
+}
+
+// Stream is the package's Stream with the Injector's options.
+func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
+	opts := i.opts
 	var result Result
 	docs, err := split(stream)
 	if err != nil {
@@ -134,7 +170,7 @@ func Stream(stream []byte, opts Options) ([]byte, Result, error) {
 	if release == "" {
 		release = releaseOf(docs)
 	}
-	inj, err := render(opts.Values, hosts, release)
+	inj, err := i.render(hosts, release)
 	if err != nil {
 		return nil, result, err
 	}

@@ -68,8 +68,9 @@ func (s service) target(host string) string {
 }
 
 // callHosts are the hosts a container is judged on: every form of every Service,
-// then the hosts its env values, command and args name when they are a Service's
-// (with the port written there, and the cluster domain's form too).
+// then the hosts its env values, command and args call when they are a Service's:
+// a URL, host:port or a dotted name (with the port written there, and the cluster
+// domain's form too).
 func callHosts(services []service, ctr Container, domain string) []callHost {
 	var out []callHost
 	for _, s := range services {
@@ -83,6 +84,9 @@ func callHosts(services []service, ctr Container, domain string) []callHost {
 		}) {
 			host, port := hostOf(token)
 			bare := strings.TrimSuffix(host, ".")
+			if port == "" && !strings.Contains(token, "://") && !strings.Contains(bare, ".") {
+				continue // a bare word (KYVERNO_SVC=kyverno-svc) names, it does not call: its DNS form is judged anyway
+			}
 			for _, s := range services {
 				forms := s.forms(ctr.Namespace)
 				if s.namespace != "" {

@@ -1,0 +1,215 @@
+package integration
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/tests/fixture"
+)
+
+// unownedChart is a chart this project does not write, from the Go module that
+// ships it (located through the tools/<toolsDir> module that pins it), copied out
+// of the read-only module cache. Dependencies the module does not carry (Kyverno's
+// kyverno-api, openreports and reports-server CRD charts live in other
+// repositories, and nothing but the package registries is reachable here) are
+// dropped from Chart.yaml: `helm template` refuses a chart with one missing.
+func unownedChart(t testing.TB, module, toolsDir, path string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), filepath.Base(path))
+	copyDir(t, filepath.Join(moduleDir(t, module, toolsDir), path), dir)
+	raw, err := os.ReadFile(filepath.Join(dir, "Chart.yaml"))
+	require.NoError(t, err)
+	var meta map[string]any
+	require.NoError(t, yaml.Unmarshal(raw, &meta))
+	if deps, ok := meta["dependencies"].([]any); ok {
+		var kept []any
+		for _, d := range deps {
+			name, _ := d.(map[string]any)["name"].(string)
+			if _, err := os.Stat(filepath.Join(dir, "charts", name)); err == nil {
+				kept = append(kept, d)
+			}
+		}
+		meta["dependencies"] = kept
+		out, err := yaml.Marshal(meta)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "Chart.yaml"), out, 0o644))
+		_ = os.Remove(filepath.Join(dir, "Chart.lock"))
+	}
+	return dir
+}
+
+func copyDir(t testing.TB, from, to string) {
+	t.Helper()
+	require.NoError(t, filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	}))
+}
+
+// helm4Plugin installs Helm 4's post-renderer plugin as the README says, from the
+// directory `make helm-plugin` writes (built here from the work tree), into a
+// Helm home of its own, and returns that home's environment.
+func helm4Plugin(t *testing.T, proxykitBin string) []string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "proxykit")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "bin"), 0o755))
+	plugin, err := os.ReadFile(fixture.Path("helm-plugin", "plugin.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "plugin.yaml"), plugin, 0o644))
+	bin, err := os.ReadFile(proxykitBin)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bin", "proxykit"), bin, 0o755))
+	env := newHelmHome(t).env
+	cmd := exec.Command(fixture.Path("bin", "helm4"), "plugin", "install", dir)
+	cmd.Env = env
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "helm4 plugin install:\n%s", out)
+	return env
+}
+
+func runHelm(t testing.TB, env []string, binary string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(fixture.Path("bin", binary), args...)
+	cmd.Env = env
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), "%s %s:\n%s", binary, strings.Join(args, " "), stderr.String())
+	return stdout.String()
+}
+
+// isHook tells whether Helm runs the object as a hook.
+func isHook(o proxytest.Object) bool {
+	meta, _ := o.Content["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	_, ok := annotations["helm.sh/hook"]
+	return ok
+}
+
+const injectValuesPlain = `proxy: {http: "http://proxy.corp.example:3128", https: "http://proxy.corp.example:3128"}
+cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], apiServer: 10.96.0.1}
+`
+
+var injectValuesCredentials = strings.ReplaceAll(injectValuesPlain, "http://proxy", "http://svc-user:"+fixture.Password+"@proxy")
+
+// TestInjectUnownedCharts runs charts nobody here wrote (Kyverno's, from the
+// Kyverno module tools/kyverno pins, and trust-manager's) through `proxykit
+// inject` as a post-renderer of the helm CLIs the project builds: Helm 3 with
+// --post-renderer PATH, Helm 4 with the plugin installed as the README says.
+// Both give the same objects; `proxykit check` finds nothing in Helm 4's render
+// (Helm 3 hands its hooks to no post-renderer, so only hooks go without); a
+// NO_PROXY written by hand without the Services is caught; credentials stay in
+// the Secret inject adds.
+func TestInjectUnownedCharts(t *testing.T) {
+	t.Parallel()
+	bin := proxykitCLI(t)
+	env4, env3 := helm4Plugin(t, bin), newHelmHome(t).env
+	charts := []struct {
+		name, dir, namespace string
+		set                  []string
+		services             []string // some of the chart's Services, which its NO_PROXY must name
+	}{
+		{"kyverno", unownedChart(t, "github.com/kyverno/kyverno", "kyverno", "charts/kyverno"), "kyverno", []string{"--set", "crds.install=false"},
+			[]string{"kyverno-svc", "kyverno-cleanup-controller"}},
+		{"trust-manager", unownedChart(t, "github.com/cert-manager/trust-manager", "trust-manager", "deploy/charts/trust-manager"), "cert-manager", nil,
+			[]string{"trust-manager"}},
+	}
+	for _, values := range []struct{ name, text string }{{"plain", injectValuesPlain}, {"credentials", injectValuesCredentials}} {
+		file := filepath.Join(t.TempDir(), "proxy-values.yaml")
+		require.NoError(t, os.WriteFile(file, []byte(values.text), 0o600))
+		for _, c := range charts {
+			t.Run(c.name+"/"+values.name, func(t *testing.T) {
+				base := append([]string{"template", c.name, c.dir, "-n", c.namespace}, c.set...)
+				out3 := runHelm(t, env3, "helm", append(base, "--post-renderer", bin, "--post-renderer-args", "inject",
+					"--post-renderer-args", "-f", "--post-renderer-args", file, "--post-renderer-args", "-n", "--post-renderer-args", c.namespace)...)
+				out4 := runHelm(t, env4, "helm4", append(base, "--post-renderer", "proxykit",
+					"--post-renderer-args", "-f", "--post-renderer-args", file, "--post-renderer-args", "-n", "--post-renderer-args", c.namespace)...)
+				m3, err := proxytest.Parse(out3)
+				require.NoError(t, err)
+				m4, err := proxytest.Parse(out4)
+				require.NoError(t, err)
+				notHooks := func(m *proxytest.Manifests) map[string]any {
+					out := map[string]any{}
+					for _, o := range m.Objects {
+						if !isHook(o) {
+							out[o.Kind+"/"+o.Namespace+"/"+o.Name] = o.Content
+						}
+					}
+					return out
+				}
+				assert.Equal(t, notHooks(m3), notHooks(m4), "Helm 3 and Helm 4 post-render the release alike")
+				require.NotEmpty(t, m4.Containers())
+
+				code, stdout, stderr := cli(t, bin, "check", "-f", file, "-n", c.namespace, writeTemp(t, out4))
+				assert.Equal(t, 0, code, "Helm 4's render, hooks included:\n%s%s", stdout, stderr)
+				_, stdout, _ = cli(t, bin, "check", "-f", file, "-n", c.namespace, "-o", "json", writeTemp(t, out3))
+				var findings []struct{ Object, Rule string }
+				require.NoError(t, yaml.Unmarshal([]byte(stdout), &findings))
+				for _, f := range findings {
+					kind, name, _ := strings.Cut(f.Object, "/")
+					o := m3.Find(kind, name)
+					require.NotNil(t, o, f.Object)
+					assert.True(t, isHook(*o) && f.Rule == proxytest.RuleMissingProxyEnv, "Helm 3 leaves only its hooks alone: %+v", f)
+				}
+
+				// a NO_PROXY written by hand, without the chart's Services
+				handWritten := out4
+				for _, form := range serviceForms(m4, c.namespace) {
+					handWritten = strings.ReplaceAll(handWritten, ","+form+",", ",")
+					handWritten = strings.ReplaceAll(handWritten, ","+form+"\n", "\n")
+				}
+				require.NotEqual(t, out4, handWritten)
+				code, stdout, _ = cli(t, bin, "check", "-f", file, "-n", c.namespace, writeTemp(t, handWritten))
+				assert.Equal(t, 1, code)
+				assert.Contains(t, stdout, "release-service-proxied: NO_PROXY sends Service ")
+				for _, svc := range c.services {
+					assert.Regexp(t, `Service `+svc+` \(`+svc+`[,:][^)]* `+svc+`\.`+c.namespace+`[,:]`, stdout, "the bare name and name.namespace")
+				}
+
+				if values.name == "credentials" {
+					assert.NotNil(t, m4.FindIn("Secret", c.name+"-proxy-credentials", c.namespace), "the Secret the env reads travels with the release")
+					for _, o := range m4.Objects {
+						if o.Kind != "Secret" {
+							assert.NotContains(t, o.Raw, fixture.LeakMarker, "%s carries the proxy password", o.ID())
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// serviceForms are the NO_PROXY entries inject writes for the render's Services.
+func serviceForms(m *proxytest.Manifests, namespace string) []string {
+	var out []string
+	for _, o := range m.Objects {
+		if o.Kind == "Service" {
+			out = append(out, o.Name+"."+namespace+".svc", o.Name+"."+namespace, o.Name)
+		}
+	}
+	return out
+}
+
+func writeTemp(t testing.TB, text string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "manifests.yaml")
+	require.NoError(t, os.WriteFile(f, []byte(text), 0o600))
+	return f
+}
