@@ -61,9 +61,14 @@ $(BIN)/kyverno-background-controller: tools/kyverno/go.mod tools/kyverno/go.sum
 	cd tools/kyverno && $(GO) build -o $@ github.com/kyverno/kyverno/cmd/background-controller
 
 # kube-apiserver and etcd for the end-to-end tests (kube-apiserver takes minutes the first time)
+# (with the version flags Kubernetes' own build sets: without them it reports
+# v0.0.0-master, which `helm install` refuses for a chart with a kubeVersion)
+KUBE_VERSION := $(shell sed -n 's|^[[:space:]]*k8s.io/kubernetes \(v1\.[0-9.]*\).*|\1|p' tools/apiserver/go.mod)
+KUBE_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) -X k8s.io/component-base/version.gitMajor=1 \
+	-X k8s.io/component-base/version.gitMinor=$(word 2,$(subst ., ,$(KUBE_VERSION))) -X k8s.io/component-base/version.gitTreeState=clean
 $(APISERVER): tools/apiserver/go.mod tools/apiserver/go.sum
 	@mkdir -p $(BIN)
-	cd tools/apiserver && $(GO) build -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+	cd tools/apiserver && $(GO) build -ldflags '$(KUBE_LDFLAGS)' -o $@ k8s.io/kubernetes/cmd/kube-apiserver
 
 $(ETCD): tools/apiserver/go.mod tools/apiserver/go.sum tools/apiserver/etcd/main.go
 	@mkdir -p $(BIN)

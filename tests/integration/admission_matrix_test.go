@@ -17,6 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/inject"
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -241,10 +243,17 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 	want := cell.env(cell.javaOptions(t))
 	waitForCell(t, cp, cell)
 
+	var injector *inject.Injector
+	if cell.engine.native {
+		injector = cellInjector(t, cell)
+	}
 	for _, pc := range fixture.PodCases() {
 		pc.Pod.Name += "-" + cell.id
 		stored := createPod(t, cp, pc.Pod)
 		assertInjection(t, pc.Pod, stored, want, cell.injects(pc.Pod.Namespace, pc.Injected), false)
+		if injector != nil && (cell.injects(pc.Pod.Namespace, pc.Injected) || (proxytest.Container{Annotations: pc.Pod.Annotations}).OptedOut() != "") {
+			assertInjectMatchesAdmission(t, injector, pc.Pod, stored)
+		}
 		if cell.config == configTrustedCA && cell.injects(pc.Pod.Namespace, pc.Injected) {
 			assertBundleMounted(t, stored)
 		}

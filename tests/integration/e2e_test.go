@@ -76,6 +76,10 @@ func TestE2E(t *testing.T) {
 		}
 	})
 
+	t.Run("helm install a chart nobody here wrote through proxykit inject", func(t *testing.T) {
+		installThroughInject(t, cp)
+	})
+
 	t.Run("helm upgrade changes proxy.https everywhere", func(t *testing.T) {
 		const newHTTPS = "http://proxy-b.corp.example:3130"
 		for _, i := range []int{0, 1} {
