@@ -113,7 +113,11 @@ func includeAs(template string, values map[string]any, release, namespace string
 // (the chart's values.yaml, its subcharts' defaults and globals, then values,
 // coalesced as Helm coalesces them).
 func renderChart(c *chart.Chart, values map[string]any, release, namespace string) (map[string]string, map[string]any, error) {
-	return RenderChart(c, values, RenderOptions{Release: release, Namespace: namespace})
+	out, merged, err := RenderChart(c, values, RenderOptions{Release: release, Namespace: namespace})
+	if err != nil {
+		return nil, nil, TemplateError(err)
+	}
+	return out, merged, nil
 }
 
 // RenderOptions say what a render renders for.
@@ -156,7 +160,9 @@ const pinnedKubeVersion = "v1.37.0"
 // every rendered file by its path, and the values the templates saw at the top
 // (the chart's values.yaml, its subcharts' defaults and globals, then values,
 // coalesced as Helm coalesces them). A chart whose kubeVersion constraint the
-// Kubernetes version does not meet fails as `helm template` does.
+// Kubernetes version does not meet fails as `helm template` does. A template's
+// `fail` comes back as `helm template` prints it, with the chart's template and
+// line: "execution error at (app/templates/deployment.yaml:23:14): proxykit: ...".
 func RenderChart(c *chart.Chart, values map[string]any, o RenderOptions) (map[string]string, map[string]any, error) {
 	release, namespace := o.Release, o.Namespace
 	if values == nil {
@@ -185,7 +191,7 @@ func RenderChart(c *chart.Chart, values map[string]any, o RenderOptions) (map[st
 	}
 	out, err := engine.Render(c, top)
 	if err != nil {
-		return nil, nil, TemplateError(err)
+		return nil, nil, templateErrorAt(err)
 	}
 	merged, _ := top["Values"].(chartutil.Values)
 	return out, merged, nil
@@ -207,6 +213,16 @@ func RenderWithValues(c *chart.Chart, values map[string]any, release, namespace 
 }
 
 var executionError = regexp.MustCompile(`execution error at \([^)]*\): `)
+
+// templateErrorAt is Helm's template error from "execution error at (FILE:LINE:COL): "
+// on, as `helm template` prints it; the error itself when it holds no such part.
+func templateErrorAt(err error) error {
+	msg := err.Error()
+	if loc := executionError.FindStringIndex(msg); loc != nil {
+		return fmt.Errorf("%s", strings.TrimSpace(msg[loc[0]:]))
+	}
+	return err
+}
 
 // TemplateError shortens Helm's template error to the message a template's
 // `fail` gave, when there is one: "proxykit: cluster.podCIDRs: ...".

@@ -175,10 +175,23 @@ func TestRenderUsesTheEmbeddedLibrary(t *testing.T) {
 	})
 }
 
+// The library's message, where `helm template` says it: the chart's own template and line.
 func TestRenderFailsWithTheLibraryMessage(t *testing.T) {
 	_, err := RenderE(copyChart(t, "../examples/consumer-app"), Values(`cluster: {podCIDRs: [10.0.0.0/33]}`))
 	require.Error(t, err)
-	assert.True(t, strings.HasPrefix(err.Error(), `proxykit: cluster.podCIDRs: "10.0.0.0/33" is not a valid CIDR`), err.Error())
+	assert.Regexp(t, `^execution error at \(consumer-app/templates/[a-z-]+\.yaml:\d+:\d+\): proxykit: cluster\.podCIDRs: "10\.0\.0\.0/33" is not a valid CIDR`, err.Error())
+}
+
+// A dependency in Chart.yaml that charts/ lacks fails as `helm template` fails
+// (proxykit alone is supplied by the embedded library).
+func TestRenderFailsOnAMissingDependency(t *testing.T) {
+	chart := copyChart(t, "../examples/consumer-app")
+	chartYAML := filepath.Join(chart, "Chart.yaml")
+	b, err := os.ReadFile(chartYAML)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(chartYAML, append(b, []byte("  - name: redis\n    version: 20.0.0\n    repository: oci://registry.example/charts\n    condition: redis.enabled\n")...), 0o644))
+	_, err = RenderE(chart)
+	assert.EqualError(t, err, "proxytest: consumer-app: found in Chart.yaml, but missing in charts/ directory: redis; run `helm dependency build`")
 }
 
 func TestSamplePrefix(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -107,6 +108,9 @@ func RenderE(chartDir string, opts ...Option) (*Manifests, error) {
 	if err := addEmbeddedLibrary(c, o.embedded); err != nil {
 		return nil, err
 	}
+	if err := checkDependencies(c); err != nil {
+		return nil, err
+	}
 	pruneLibraries(c)
 	files, values, err := proxykit.RenderChart(c, o.values, proxykit.RenderOptions{Release: o.release, Namespace: o.namespace, KubeVersion: o.kubeVersion})
 	if err != nil {
@@ -206,4 +210,19 @@ func embeddedLibrary() (*chart.Chart, error) {
 		return nil, embeddedErr
 	}
 	return cloneChart(embedded), nil
+}
+
+// checkDependencies fails, as `helm template` does, when Chart.yaml lists a
+// dependency that charts/ does not hold (whether or not its condition enables it).
+func checkDependencies(c *chart.Chart) error {
+	var missing []string
+	for _, dep := range c.Metadata.Dependencies {
+		if !hasDependency(c, dep.Name) {
+			missing = append(missing, dep.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("proxytest: %s: found in Chart.yaml, but missing in charts/ directory: %s; run `helm dependency build`", c.Name(), strings.Join(missing, ", "))
+	}
+	return nil
 }

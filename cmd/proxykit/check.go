@@ -19,7 +19,7 @@ const maxManifests = 64 << 20
 // and prints proxytest.Check's findings; cluster facts come from the values.
 func newCheckCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "check [-f VALUES]... [--set K=V]... [-n NS] [-o text|json] [FILE|-]",
+		Use:   "check [-f VALUES]... [--set K=V]... [--chart DIR] [-n NS] [-o text|json] [FILE|-]",
 		Short: "check rendered manifests (helm template ... | proxykit check -f v.yaml -)",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 1 {
@@ -31,6 +31,7 @@ func newCheckCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 	v := addValueFlags(cmd.Flags())
 	output := cmd.Flags().StringP("output", "o", "text", "text or json")
 	namespace := cmd.Flags().StringP("namespace", "n", "", "the release namespace, where objects without one are (default $HELM_NAMESPACE): release-service-proxied then judges name.namespace too")
+	cmd.Flags().StringVar(&v.chart, "chart", "", "the chart the manifests were rendered from: its values.yaml (and its subcharts' defaults) under -f and --set, as helm template reads them")
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
 		return runCheck(v, *output, firstOf(*namespace, os.Getenv("HELM_NAMESPACE")), args, stdin, stdout)
 	}

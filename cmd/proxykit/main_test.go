@@ -270,3 +270,25 @@ func TestCheckJudgesTheReleaseServices(t *testing.T) {
 	code, stdout, _ = runCLI(t, fixed, "check", "-f", eks, "-")
 	assert.Equal(t, 0, code, stdout)
 }
+
+// check --chart reads the chart's own values under the flags, as helm template
+// does: a chart that names its cluster in values.yaml needs only the proxy.
+func TestCheckReadsTheChartsValues(t *testing.T) {
+	chart := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(chart, "Chart.yaml"), []byte("apiVersion: v2\nname: platform\nversion: 0.1.0\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(chart, "values.yaml"), []byte("cluster:\n  podCIDRs: [10.0.0.0/8]\n  serviceCIDRs: [172.20.0.0/16]\n  apiServer: 172.20.0.1\n"), 0o644))
+	manifests := helmTemplate(t, eks)
+	code, stdout, stderr := runCLI(t, manifests, "check", "--set", "proxy.http=http://proxy.corp.example:3128", "-")
+	assert.Equal(t, 2, code, "without the chart's values there is no network to judge: %s", stdout)
+	assert.Contains(t, stderr, "cluster.podCIDRs")
+	code, stdout, stderr = runCLI(t, manifests, "check", "--chart", chart, "--set", "proxy.http=http://proxy.corp.example:3128", "-")
+	assert.Equal(t, 0, code, stdout+stderr)
+	assert.Equal(t, "5 containers checked, 0 findings\n", stdout)
+	// the flags still win over the chart's values
+	code, stdout, _ = runCLI(t, manifests, "check", "--chart", chart, "--set", "proxy.http=http://proxy.corp.example:3128", "--set", "cluster.nodeCIDRs={192.168.0.0/16}", "-")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "no-proxy-gap: NO_PROXY sends http://192.168.0.0:8080")
+	code, _, stderr = runCLI(t, manifests, "check", "--chart", filepath.Join(chart, "nope"), "-")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--chart")
+}
