@@ -106,7 +106,7 @@ $(CRDS): tools/crds/go.mod tools/crds/go.sum
 	@touch $@
 
 ## krew: the kubectl plugin's archives for Linux and macOS (amd64, arm64) and its krew
-## manifest with their checksums, in dist/ (VERSION=v0.4.0 names the release they are for)
+## manifest with their checksums, in dist/ (VERSION=v0.5.0 names the release they are for)
 krew:
 	./hack/krew.sh $(DIST) $(or $(VERSION),v$(shell sed -n 's/^version: //p' library/proxykit/Chart.yaml))
 
@@ -163,7 +163,8 @@ e2e: tools
 
 ## bench: generateEnv with 10, 100 and 1000 entries per tier across 20 containers beside a plain
 ## merge baseline, a full render, kyverno apply on 1, 20 and 200 containers, proxytest.Render
-## against `helm template` as a process, `proxykit check` on 100 and 1,000 Deployments, and
+## against `helm template` as a process, `proxykit check` on 100 and 1,000 Deployments,
+## `proxykit inject` on 100 and 1,000 Deployments beside `helm template` of them, and
 ## `proxykit audit` on 500 and 5,000 Pods in a loopback API server
 bench: tools
 	$(GO) test -count=3 -run '^$$' -bench . -skip 'AdmissionLatency|ProxytestRender|HelmTemplateProcess|Audit' -benchmem -benchtime 3x ./tests/ ./tests/integration/ ./cmd/proxykit/ | tee $(BIN)/bench.txt

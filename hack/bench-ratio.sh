@@ -45,6 +45,18 @@ if [ -n "$c1" ] && [ -n "$c2" ]; then
   }'
 fi
 
+# proxykit inject (a process, as Helm runs a post-renderer) on 100 and 1,000 Deployments,
+# beside helm template of the same chart
+i1=$(ns 'Inject/deployments=100-'); i2=$(ns 'Inject/deployments=1000-')
+h1=$(ns 'InjectHelmTemplate/deployments=100-'); h2=$(ns 'InjectHelmTemplate/deployments=1000-')
+if [ -n "$i1" ] && [ -n "$i2" ] && [ -n "$h1" ] && [ -n "$h2" ]; then
+  awk -v a="$i1" -v b="$i2" -v c="$h1" -v d="$h2" 'BEGIN {
+    printf "proxykit inject: 100 Deployments %.0f ms, 1,000 Deployments %.0f ms: %.1fx for 10x the objects (limit 11x)\n", a / 1e6, b / 1e6, b / a
+    printf "proxykit inject beside helm template of the same chart: %.2fx at 100 Deployments (%.0f ms), %.2fx at 1,000 (%.0f ms)\n", a / c, c / 1e6, b / d, d / 1e6
+    if (b / a > 11) { print "FAIL: proxykit inject grows faster than linearly"; exit 1 }
+  }'
+fi
+
 # proxykit audit on 500 and 5,000 Pods in the loopback API server, and its peak memory
 a1=$(ns 'Audit/pods=500-'); a2=$(ns 'Audit/pods=5000-')
 if [ -n "$a1" ] && [ -n "$a2" ]; then

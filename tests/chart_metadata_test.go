@@ -176,3 +176,18 @@ func assertArtifactHubAnnotations(t *testing.T, md chart.Metadata) {
 	assert.Contains(t, string(changelog), "## ["+md.Version+"]", "CHANGELOG.md notes version %s", md.Version)
 	assert.Equal(t, "https://github.com/proxykit/proxykit", md.Home)
 }
+
+// TestHelmPluginVersion: Helm 4's post-renderer plugin is released with the
+// library and charts, under their version.
+func TestHelmPluginVersion(t *testing.T) {
+	var plugin, library struct{ Name, Version, Type string }
+	b, err := os.ReadFile(fixture.Path("helm-plugin", "plugin.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(b, &plugin))
+	b, err = os.ReadFile(fixture.Path("library", "proxykit", "Chart.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, yaml.Unmarshal(b, &library))
+	assert.Equal(t, library.Version, plugin.Version)
+	assert.Equal(t, "postrenderer/v1", plugin.Type)
+	assert.Equal(t, "proxykit", plugin.Name)
+}

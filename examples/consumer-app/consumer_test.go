@@ -11,8 +11,32 @@ import (
 )
 
 func TestEveryContainerGetsTheProxy(t *testing.T) {
-	m := proxytest.Render(t, ".", proxytest.Values(`proxy: {http: http://proxy.corp.example:3128}`))
+	m := proxytest.Render(t, ".", proxytest.Values(`proxy: {http: http://proxy.corp.example:3128, https: http://proxy.corp.example:3128}`))
 	proxytest.AssertProxyReady(t, m, m.Cluster)
+}
+
+// Every values file the chart's CI installs with (chart-testing's ci/*-values.yaml).
+func TestEveryCIValuesFile(t *testing.T) {
+	files, _ := filepath.Glob("ci/*-values.yaml")
+	if len(files) == 0 {
+		t.Fatal("no ci/*-values.yaml")
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			m := proxytest.Render(t, ".", proxytest.ValuesFile(file))
+			proxytest.AssertProxyReady(t, m, m.Cluster)
+		})
+	}
+}
+
+// m.Cluster is what the chart's own values say, so the tests above judge the chart
+// against itself. To judge it against a cluster it ships to, pass that cluster's
+// facts, read on their own (`proxykit discover` writes them as a values file).
+func TestAgainstTheProductionCluster(t *testing.T) {
+	production := proxytest.Cluster{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"},
+		ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1", Metadata: true}
+	m := proxytest.Render(t, ".", proxytest.Values(`proxy: {http: http://proxy.corp.example:3128, https: http://proxy.corp.example:3128}`))
+	proxytest.AssertProxyReady(t, m, production)
 }
 
 // The same test with the values of every cluster the chart ships to.
