@@ -47,6 +47,7 @@ func TestConsumerOutsideTheRepository(t *testing.T) {
 	require.NoError(t, os.WriteFile(agent, []byte(broken), 0o644))
 	out, err = goTest()
 	require.Error(t, err)
-	assert.Contains(t, out, "DaemonSet/release-name-agent container agent: missing-proxy-env: HTTP_PROXY, NO_PROXY, http_proxy, no_proxy are not set; call proxykit.generateEnv for it")
-	assert.Equal(t, 1+6, strings.Count(out, "container agent: missing-proxy-env"), "one finding per render: the chart's own values and each provider's:\n%s", out)
+	assert.Contains(t, out, "DaemonSet/release-name-agent container agent: missing-proxy-env: HTTP_PROXY, HTTPS_PROXY, NO_PROXY, http_proxy, https_proxy, no_proxy are not set; call proxykit.generateEnv for it")
+	assert.Equal(t, 1+2+1+6, strings.Count(out, "container agent: missing-proxy-env"),
+		"one finding per render: the chart's own values, its two ci/ files, the independent facts and each provider's:\n%s", out)
 }
