@@ -42,21 +42,13 @@ func runCheck(v *valueFlags, output, namespace string, args []string, stdin io.R
 	if output != "text" && output != "json" {
 		return usagef("-o: %q is not one of text, json", output)
 	}
-	in := stdin
-	if len(args) == 1 && args[0] != "-" {
-		f, err := os.Open(args[0])
-		if err != nil {
-			return usagef("%v", err)
-		}
-		defer f.Close()
-		in = f
+	file := ""
+	if len(args) == 1 {
+		file = args[0]
 	}
-	text, err := io.ReadAll(io.LimitReader(in, maxManifests+1))
+	text, err := readManifests(file, stdin)
 	if err != nil {
-		return usagef("read manifests: %v", err)
-	}
-	if len(text) > maxManifests {
-		return usagef("the input is larger than %d MiB; check the charts one by one", maxManifests>>20)
+		return err
 	}
 	m, err := proxytest.Parse(string(text))
 	if err != nil {
@@ -103,6 +95,28 @@ func runCheck(v *valueFlags, output, namespace string, args []string, stdin io.R
 		return errFindings
 	}
 	return nil
+}
+
+// readManifests reads rendered manifests from file, or from stdin when file is ""
+// or "-", and stops at maxManifests.
+func readManifests(file string, stdin io.Reader) ([]byte, error) {
+	in := stdin
+	if file != "" && file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		defer f.Close()
+		in = f
+	}
+	text, err := io.ReadAll(io.LimitReader(in, maxManifests+1))
+	if err != nil {
+		return nil, usagef("read manifests: %v", err)
+	}
+	if len(text) > maxManifests {
+		return nil, usagef("the input is larger than %d MiB; give the charts one by one", maxManifests>>20)
+	}
+	return text, nil
 }
 
 // dig reads a nested value; nil when any step is missing.

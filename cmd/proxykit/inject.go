@@ -64,21 +64,9 @@ func (o *injectOptions) complete(args []string) {
 }
 
 func (o *injectOptions) run() error {
-	in := o.stdin
-	if o.file != "" && o.file != "-" {
-		f, err := os.Open(o.file)
-		if err != nil {
-			return usagef("%v", err)
-		}
-		defer f.Close()
-		in = f
-	}
-	text, err := io.ReadAll(io.LimitReader(in, maxManifests+1))
+	text, err := readManifests(o.file, o.stdin)
 	if err != nil {
-		return usagef("read manifests: %v", err)
-	}
-	if len(text) > maxManifests {
-		return usagef("the input is larger than %d MiB", maxManifests>>20)
+		return err
 	}
 	vals, err := o.values.merged()
 	if err != nil {

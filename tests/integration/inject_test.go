@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/proxykit/proxykit/internal/testfs"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
@@ -26,7 +27,7 @@ import (
 func unownedChart(t testing.TB, module, toolsDir, path string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), filepath.Base(path))
-	copyDir(t, filepath.Join(moduleDir(t, module, toolsDir), path), dir)
+	testfs.CopyTree(t, filepath.Join(moduleDir(t, module, toolsDir), path), dir)
 	raw, err := os.ReadFile(filepath.Join(dir, "Chart.yaml"))
 	require.NoError(t, err)
 	var meta map[string]any
@@ -46,24 +47,6 @@ func unownedChart(t testing.TB, module, toolsDir, path string) string {
 		_ = os.Remove(filepath.Join(dir, "Chart.lock"))
 	}
 	return dir
-}
-
-func copyDir(t testing.TB, from, to string) {
-	t.Helper()
-	require.NoError(t, filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	}))
 }
 
 // helm4Plugin installs Helm 4's post-renderer plugin as the README says, from the
