@@ -33,6 +33,10 @@ var ProxyVariables = []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_pro
 
 // Finding is one rule a container (or an object, Container empty) breaks.
 type Finding struct {
+	// Namespace is the object's (the release namespace when it has none; empty
+	// when unknown, after Parse): "Kind/name" alone does not tell two Pods of one
+	// name in two namespaces apart.
+	Namespace string `json:"namespace,omitempty"`
 	Object    string `json:"object"`    // "Kind/name"
 	Container string `json:"container"` // the container's name; empty for object-wide findings
 	Rule      string `json:"rule"`
@@ -78,7 +82,7 @@ func Check(m *Manifests, c Cluster) []Finding {
 			where = fmt.Sprintf(" (an %s, in %s)", name, ctr.List)
 		}
 		add := func(rule, format string, args ...any) {
-			findings = append(findings, Finding{Object: ctr.Object, Container: ctr.Name, Rule: rule, Message: fmt.Sprintf(format, args...)})
+			findings = append(findings, Finding{Namespace: ctr.Namespace, Object: ctr.Object, Container: ctr.Name, Rule: rule, Message: fmt.Sprintf(format, args...)})
 		}
 		env := resolveEnv(m, ctr)
 
@@ -281,7 +285,7 @@ func credentialsOutsideSecrets(m *Manifests) []Finding {
 			continue
 		}
 		if text := fmt.Sprint(o.Content); userInfoURL.MatchString(text) {
-			out = append(out, Finding{Object: o.ID(), Rule: RuleCredentialsExposed,
+			out = append(out, Finding{Namespace: m.namespaceOf(o), Object: o.ID(), Rule: RuleCredentialsExposed,
 				Message: "holds a URL with user-info; proxy credentials belong in a Secret"})
 		}
 	}

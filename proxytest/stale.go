@@ -40,7 +40,7 @@ func CheckStale(m *Manifests, want map[string]string) []Finding {
 			if len(differ) == 1 {
 				verb = "differs"
 			}
-			findings = append(findings, Finding{Object: ctr.Object, Container: ctr.Name, Rule: RuleStaleProxyEnv,
+			findings = append(findings, Finding{Namespace: ctr.Namespace, Object: ctr.Object, Container: ctr.Name, Rule: RuleStaleProxyEnv,
 				Message: fmt.Sprintf("%s %s from what the values render now; Pod env is immutable: roll out the Pod's owner", strings.Join(differ, ", "), verb)})
 		}
 	}

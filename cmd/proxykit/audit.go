@@ -41,9 +41,8 @@ func listOptions(namespace string) metav1.ListOptions {
 // a time, so memory holds one page and the Secrets' and ConfigMaps' keys.
 const auditPage = 500
 
-// auditFinding is a Finding with the Pod's namespace and owner.
+// auditFinding is a Finding (which names the Pod's namespace) with the Pod's owner and UID.
 type auditFinding struct {
-	Namespace string `json:"namespace"`
 	proxytest.Finding
 	owner string
 	uid   string
@@ -259,13 +258,9 @@ func pageFindings(docs []any, a *auditor) ([]auditFinding, error) {
 	if a.want != nil {
 		found = append(found, proxytest.CheckStale(m, a.want)...)
 	}
-	namespaces := map[string]string{}
-	for _, c := range m.Containers() {
-		namespaces[c.Object] = c.Namespace
-	}
 	out := make([]auditFinding, 0, len(found))
 	for _, f := range found {
-		out = append(out, auditFinding{Namespace: namespaces[f.Object], Finding: f})
+		out = append(out, auditFinding{Finding: f})
 	}
 	return out, nil
 }

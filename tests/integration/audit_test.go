@@ -38,7 +38,7 @@ func TestAudit(t *testing.T) {
 	objects := newObjectClient(t, cp)
 	applyModuleCRDs(t, objects, "github.com/kyverno/kyverno", "kyverno", "config/crds/policyreport/*.yaml",
 		schema.GroupVersionKind{Group: "wgpolicyk8s.io", Version: "v1alpha2", Kind: "PolicyReport"})
-	for _, ns := range []string{"apps", "kube-system", fixture.Namespace} {
+	for _, ns := range []string{"apps", "omega", "kube-system", fixture.Namespace} {
 		cp.ensureNamespace(t, ns)
 	}
 
@@ -81,6 +81,9 @@ func TestAudit(t *testing.T) {
 	// the wrong Secret: its own HTTP_PROXY reads a Secret that is not there
 	createPod(t, cp, fixture.Pod("wrong-secret", "apps", nil, fixture.Ctr("app", fixture.SecretRef("HTTP_PROXY", "nope", "HTTP_PROXY"))))
 	createPod(t, cp, fixture.Pod("opted-out", "apps", map[string]string{proxytest.AnnotationInject: "false"}, fixture.Ctr("app")))
+	// a Pod of the same name in another namespace, injected: the audit must not mix
+	// it up with apps/before (every StatefulSet's db-0 is such a pair)
+	require.Len(t, createPod(t, cp, fixture.Pod("before", "omega", nil, fixture.Ctr("app"))).Spec.Containers[0].Env, 6, "injected")
 
 	audit := func(args ...string) (int, []auditRow, string) {
 		t.Helper()
@@ -158,9 +161,14 @@ func TestAudit(t *testing.T) {
 		assert.Equal(t, 1, code, stderr)
 		reports, err := proxytest.Parse(out)
 		require.NoError(t, err)
-		require.Len(t, reports.Objects, 1, "one report per namespace with findings")
+		require.Len(t, reports.Objects, 2, "one report per namespace with findings: apps, and omega, whose injected before is stale now")
 		results := 0
 		for _, d := range reports.Objects {
+			for _, r := range d.Content["results"].([]any) {
+				for _, res := range r.(map[string]any)["resources"].([]any) {
+					assert.Equal(t, d.Namespace, res.(map[string]any)["namespace"], "a report names only its own namespace's Pods")
+				}
+			}
 			ri, obj := objects.resource(t, d, "")
 			_, err := ri.Create(ctx, obj, metav1.CreateOptions{FieldValidation: "Strict"})
 			require.NoError(t, err, "the API server takes the report")
@@ -172,7 +180,7 @@ func TestAudit(t *testing.T) {
 			results += len(items)
 			assert.Equal(t, "proxykit", items[0].(map[string]any)["policy"])
 		}
-		assert.Equal(t, 8, results, "as many results as `-o json` has findings")
+		assert.Equal(t, 8+2, results, "as many results as `-o json` has findings")
 		assert.Contains(t, out, "kind: Pod")
 	})
 
