@@ -6,7 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -110,4 +112,24 @@ proxy: {noProxy: []}
 			}
 		})
 	}
+}
+
+// A context built with Helm's merge idiom after the root has rendered renders its
+// own values, and the root keeps its own: the resolved settings (and generateEnv's
+// cached tiers) are kept per Values, not once per render.
+func TestMergeIdiomRendersItsOwnValues(t *testing.T) {
+	m := fixture.Render(t, fixture.Fixture, fixture.PlainProxy+`
+mergeIdiom:
+  proxy: {http: "http://other.corp:8080"}
+  cluster: {podCIDRs: [10.1.0.0/16], serviceCIDRs: [10.2.0.0/16], metadataEndpoints: false}
+`)
+	cm := proxytest.Get[corev1.ConfigMap](t, m, fixture.Release+"-merge-idiom")
+	assert.Equal(t, fixture.NoProxyPlain, cm.Data["root"])
+	assert.Equal(t, fixture.NoProxyPlain, cm.Data["rootAgain"])
+	// the merge idiom copies the root's values under the new ones: the new CIDRs replace the root's lists
+	assert.Equal(t, "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.1.0.0/16,10.2.0.0/16,10.96.0.1", cm.Data["other"])
+	assert.Contains(t, cm.Data["otherEnv"], `"http://other.corp:8080"`)
+	assert.NotContains(t, cm.Data["otherEnv"], "proxy.corp:3128")
+	assert.Contains(t, cm.Data["rootEnv"], `"http://proxy.corp:3128"`)
+	assert.False(t, strings.Contains(cm.Data["rootEnv"], "other.corp"))
 }

@@ -38,7 +38,7 @@ entries; a plain string value takes the fast path of proxykit.env.merge.
   {{- $cacheKey = printf "proxykitEnvBase/%s" (toJson $noProxy) -}}
 {{- end -}}
 {{- /* only the root context carries the base, so finding it also proves the context */ -}}
-{{- if and (kindIs "map" .) (kindIs "map" .context) (hasKey .context $cacheKey) }}{{ else -}}
+{{- if and (kindIs "map" .) (kindIs "map" .context) (hasKey .context $cacheKey) (deepEqual (index .context "proxykitSettingsOf") (index .context "Values")) }}{{ else -}}
   {{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.generateEnv") -}}
   {{- include "proxykit.env.base" (dict "context" .context "key" $cacheKey "noProxy" $noProxy) -}}
 {{- end -}}

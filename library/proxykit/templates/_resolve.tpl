@@ -35,12 +35,19 @@ Output: nothing. The settings are computed once per chart render and kept on the
   from           map     http, https, noProxy, trustedCA, runtimes -> the values key each was read from
   networksKnown  bool    NO_PROXY covers a pod or service network and the API server, or cluster.requireNetworks is false
 Per key (http, https, noProxy, trustedCA, runtimes): proxy > cluster.proxy > global.proxy; "" and [] count as unset.
-Values do not change during a render, so the map is never recomputed.
+Values do not change during a render, so the map is computed once per context and
+kept with the Values it was computed from ("proxykitSettingsOf"): a context whose
+Values differ (Helm's merge idiom copies the root's keys into a new dict) gets its
+own, and generateEnv's bases ("proxykitEnvBase...") are dropped with the old one.
+deepEqual compares the very same map in constant time.
 */}}
 {{- define "proxykit.resolve.settings" -}}
 {{- include "proxykit.context.check" . -}}
 {{- $ctx := .args.context -}}
-{{- if not (hasKey $ctx "proxykitSettings") -}}
+{{- /* the settings of these very values: a context built with Helm's merge idiom,
+       (merge (dict "Values" ...) $), copies the root's keys, this cache among them */ -}}
+{{- if not (and (hasKey $ctx "proxykitSettings") (deepEqual (index $ctx "proxykitSettingsOf") $ctx.Values)) -}}
+{{- range $key := keys $ctx }}{{ if hasPrefix "proxykitEnvBase" $key }}{{ $_ := unset $ctx $key }}{{ end }}{{ end -}}
 {{- $values := $ctx.Values | default dict -}}
 {{- include "proxykit.keys.notNested" $values -}}
 {{- $sections := dict -}}
@@ -174,6 +181,7 @@ Values do not change during a render, so the map is never recomputed.
     "cluster" $composed.cluster -}}
 {{- $_ := set $settings "env" (include "proxykit.resolve.env" $settings | fromJsonArray) -}}
 {{- $_ := set $ctx "proxykitSettings" $settings -}}
+{{- $_ := set $ctx "proxykitSettingsOf" $ctx.Values -}}
 {{- end -}}
 {{- end -}}
 
