@@ -315,10 +315,26 @@ func (c Cluster) Targets() []string {
 		}
 	}
 	if c.Metadata {
-		targets = append(targets, "http://169.254.169.254/latest/meta-data", "http://metadata.google.internal/computeMetadata/v1", "http://168.63.129.16",
-			"http://[fd00:ec2::254]/latest/meta-data")
+		targets = append(targets, "http://169.254.169.254/latest/meta-data", "http://metadata.google.internal/computeMetadata/v1", "http://168.63.129.16")
+		// AWS's IPv6 endpoint is reachable only from Pods with IPv6 addresses
+		if c.hasIPv6() {
+			targets = append(targets, "http://[fd00:ec2::254]/latest/meta-data")
+		}
 	}
 	return targets
+}
+
+// hasIPv6 tells whether the facts hold an IPv6 network or API server address.
+func (c Cluster) hasIPv6() bool {
+	for _, cidrs := range [][]string{c.PodCIDRs, c.ServiceCIDRs, c.NodeCIDRs} {
+		for _, cidr := range cidrs {
+			if p, err := netip.ParsePrefix(cidr); err == nil && p.Addr().Is6() && !p.Addr().Is4In6() {
+				return true
+			}
+		}
+	}
+	a, err := netip.ParseAddr(c.APIServer)
+	return err == nil && a.Is6() && !a.Is4In6()
 }
 
 func hostPort(host, port string) string {

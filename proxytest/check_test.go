@@ -199,3 +199,28 @@ func TestSamplePrefix(t *testing.T) {
 	assert.Equal(t, []string{"fd00:10:244::", "fd00:10:244:80::", "fd00:10:244:ff:ffff:ffff:ffff:ffff"}, samplePrefix("fd00:10:244::/56"))
 	assert.Equal(t, []string{"10.0.0.1"}, samplePrefix("10.0.0.1/32"))
 }
+
+// AWS's IPv6 metadata address is judged only where Pods can reach it: on a
+// cluster with an IPv6 network. A hand-written NO_PROXY without it on an
+// IPv4-only cluster is fine.
+func TestIPv6MetadataOnlyWithIPv6Networks(t *testing.T) {
+	without := strings.ReplaceAll(goodNoProxy, ",fd00:ec2::254,[fd00:ec2::254]", "")
+	m, err := Parse(pod(plainEnv("http://proxy:3128", without), ""))
+	require.NoError(t, err)
+	assert.Empty(t, Check(m, testCluster), "IPv4 only")
+	assert.NotContains(t, testCluster.Targets(), "http://[fd00:ec2::254]/latest/meta-data")
+
+	dual := testCluster
+	dual.PodCIDRs = []string{"10.244.0.0/16", "fd00:10:244::/56"}
+	withNetwork := strings.Replace(without, "10.244.0.0/16", "10.244.0.0/16,fd00:10:244::/56", 1)
+	m, err = Parse(pod(plainEnv("http://proxy:3128", withNetwork), ""))
+	require.NoError(t, err)
+	findings := Check(m, dual)
+	require.Len(t, findings, 1)
+	assert.Equal(t, RuleNoProxyGap, findings[0].Rule)
+	assert.Contains(t, findings[0].Message, "http://[fd00:ec2::254]/latest/meta-data")
+
+	v6API := testCluster
+	v6API.APIServer = "fd00:10:96::1"
+	assert.Contains(t, v6API.Targets(), "http://[fd00:ec2::254]/latest/meta-data", "an IPv6 API server address means IPv6 Pods")
+}
