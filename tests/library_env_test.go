@@ -320,3 +320,37 @@ app:
       valueFrom: {configMapKeyRef: {name: jvm, key: options}}
 `, "env source 1[0] (JAVA_TOOL_OPTIONS) comes from valueFrom", "remove java from proxy.runtimes")
 }
+
+// A proxy URL with user-info in a plain env value would write the password into
+// the Deployment: the render fails naming the entry, never showing the URL.
+func TestGenerateEnvRefusesCredentialsInPlainValues(t *testing.T) {
+	for _, c := range []struct{ values, want string }{
+		{"defaults:\n  env: [{name: HTTP_PROXY, value: \"http://svc-user:Zq-secret@proxy.corp:3128\"}]\n", "defaults.env[0] (HTTP_PROXY)"},
+		{"app:\n  env: [{name: TZ, value: UTC}, {name: https_proxy, value: \"http://svc-user:Zq-secret@proxy.corp:3128\"}]\n", "env source 1[1] (https_proxy)"},
+		{"app:\n  extraEnv: [{name: npm_config_proxy, value: \"socks5://svc-user:Zq-secret@proxy.corp:1080\"}]\n", "env source 2[0] (npm_config_proxy)"},
+	} {
+		err := fixture.RenderError(t, fixture.Fixture, fixture.PlainProxy+c.values)
+		assert.Contains(t, err, c.want)
+		assert.Contains(t, err, "proxy.existingSecret")
+		assert.NotContains(t, err, "Zq-secret")
+		assert.NotContains(t, err, "svc-user")
+	}
+	// a URL without user-info, or a credential that is not a proxy's, is the chart's business
+	m := fixture.Render(t, fixture.Fixture, fixture.PlainProxy+"app:\n  env: [{name: HTTP_PROXY, value: \"http://own:8080\"}, {name: DATABASE_URL, value: \"postgres://app:pw@db:5432/app\"}]\n")
+	env := fixture.EnvMap(m.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env)
+	assert.Equal(t, "http://own:8080", env["HTTP_PROXY"].Value)
+	assert.Equal(t, "postgres://app:pw@db:5432/app", env["DATABASE_URL"].Value)
+}
+
+// A values file reads numbers as float64, exact only up to 2^53: a larger one has
+// lost digits before the template sees it, so the render fails and says to quote it.
+func TestGenerateEnvRefusesNumbersPast2To53(t *testing.T) {
+	err := fixture.RenderError(t, fixture.Fixture, "defaults:\n  env: [{name: ID, value: 123456789012345678}]\n")
+	assert.Contains(t, err, "defaults.env[0] (ID)")
+	assert.Contains(t, err, "quote it")
+	m := fixture.Render(t, fixture.Fixture, "defaults:\n  env: [{name: ID, value: 9007199254740991}, {name: QUOTED, value: \"123456789012345678\"}, {name: NEG, value: -42}]\n")
+	env := fixture.EnvMap(m.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env)
+	assert.Equal(t, "9007199254740991", env["ID"].Value, "2^53-1 is carried exactly")
+	assert.Equal(t, "123456789012345678", env["QUOTED"].Value)
+	assert.Equal(t, "-42", env["NEG"].Value)
+}

@@ -15,7 +15,9 @@ Rules:  for one name, the later entry replaces the earlier one whole (value and
         {name: X, value: null} without valueFrom removes X; numbers and booleans
         become strings; valueFrom is kept as written; nil sources and entries are
         skipped; a control character (other than tab, newline, carriage return)
-        in a name or value fails.
+        in a name or value fails; so does a proxy URL with user-info in a plain value
+        of a name that holds PROXY (the password would sit in the workload), and a
+        number past 2^53 (a values file has already lost its last digits: quote it).
 Usage:
   containers:
     - name: app
@@ -192,6 +194,10 @@ fast path; anything else goes through proxykit.env.entry.
   {{- if or (contains "=" $name) (and (ne (printf "%+q" $name) (print "\"" $name "\"")) (not (regexMatch "^[ -~]+$" $name))) -}}
     {{- fail (printf "proxykit.generateEnv: %s[%d]: the name %+q is not an environment variable name Kubernetes accepts (printable ASCII, no \"=\")" $label $i $name) -}}
   {{- end -}}
+  {{- /* a proxy URL with user-info in a plain value would put the password into the workload */ -}}
+  {{- if and (kindIs "string" $entry.value) (contains "@" $entry.value) (contains "PROXY" (upper $name)) (regexMatch "[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\\s]*@[^\\s/@]" $entry.value) -}}
+    {{- fail (printf "proxykit.generateEnv: %s[%d] (%s) is a proxy URL with user-info in a plain value, which would write the password into the workload; give the URL in proxy.http/proxy.https (the library keeps credentials in a Secret and reads them with secretKeyRef), or use proxy.existingSecret, or read it here with valueFrom.secretKeyRef" $label $i $name) -}}
+  {{- end -}}
   {{- $text := "" -}}
   {{- if and $state.prefix (hasKey $state.prefix $name) -}}
     {{- /* an own JAVA_TOOL_OPTIONS is kept after the proxy flags: the JVM keeps the last of two -D flags */ -}}
@@ -293,7 +299,12 @@ Output: the entry's text; nothing for {name: X, value: null} (a removal).
 {{- else -}}
   {{- $kind := kindOf $value -}}
   {{- if eq $kind "float64" -}}
-    {{- /* values files decode every number as float64; print 1000000, not 1e+06 */ -}}
+    {{- /* values files decode every number as float64, which holds integers exactly up to
+           2^53 only: 123456789012345678 arrives as 123456789012345680 */ -}}
+    {{- if or (ge $value 9007199254740992.0) (le $value -9007199254740992.0) -}}
+      {{- fail (printf "proxykit.generateEnv: %s: the number is past 2^53, where a values file's numbers lose digits before the template sees them; quote it (value: \"...\") to keep every digit" .key) -}}
+    {{- end -}}
+    {{- /* print 1000000, not 1e+06 */ -}}
     {{- $value = ternary (printf "%.0f" $value) (toString $value) (eq (floor $value) $value) -}}
   {{- else if eq $kind "invalid" -}}
     {{- $value = "" -}}
