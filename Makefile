@@ -164,7 +164,8 @@ e2e: tools
 ## bench: generateEnv with 10, 100 and 1000 entries per tier across 20 containers beside a plain
 ## merge baseline, a full render, kyverno apply on 1, 20 and 200 containers, proxytest.Render
 ## against `helm template` as a process, `proxykit check` on 100 and 1,000 Deployments,
-## `proxykit inject` on 100 and 1,000 Deployments beside `helm template` of them, and
+## `proxykit inject` on 100 and 1,000 Deployments beside `helm template` of them, 2,500 and
+## 10,000 pod CIDRs, and
 ## `proxykit audit` on 500 and 5,000 Pods in a loopback API server
 bench: tools
 	$(GO) test -count=3 -run '^$$' -bench . -skip 'AdmissionLatency|ProxytestRender|HelmTemplateProcess|Audit' -benchmem -benchtime 3x ./tests/ ./tests/integration/ ./cmd/proxykit/ | tee $(BIN)/bench.txt

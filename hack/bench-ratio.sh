@@ -92,3 +92,12 @@ for pair in "NoProxyEntries/entries=1000-:NoProxyEntries/entries=10000-:noProxy 
     }'
   fi
 done
+
+# pod CIDRs (a Node each on a large cluster): 4x the CIDRs, at most 5x the time (16x would be quadratic)
+p1=$(ns 'PodCIDRs/cidrs=2500-'); p2=$(ns 'PodCIDRs/cidrs=10000-')
+if [ -n "$p1" ] && [ -n "$p2" ]; then
+  awk -v a="$p1" -v b="$p2" 'BEGIN {
+    printf "pod CIDRs 2,500 -> 10,000: %.0f ms -> %.0f ms, %.1fx (limit 5x)\n", a / 1e6, b / 1e6, b / a
+    if (b / a > 5) { print "FAIL: pod CIDRs grow faster than linearly"; exit 1 }
+  }'
+fi

@@ -123,3 +123,26 @@ func BenchmarkUnknownKey(b *testing.B) {
 		})
 	}
 }
+
+// manyPodCIDRs are values with n pod CIDRs (10.0.0.0/24, 10.0.1.0/24, ...).
+func manyPodCIDRs(n int) string {
+	cidrs := make([]string, n)
+	for i := range cidrs {
+		cidrs[i] = fmt.Sprintf("10.%d.%d.0/24", i/256, i%256)
+	}
+	return "proxy: {http: 'http://proxy.corp:3128'}\ncluster: {serviceCIDRs: [172.20.0.0/16], podCIDRs: '" + strings.Join(cidrs, ",") + "'}\n"
+}
+
+// BenchmarkPodCIDRs renders the fixture with 2,500 and 10,000 pod CIDRs (a Node
+// each, as discover reads them on a large cluster); `make bench` checks that 4x
+// the CIDRs cost at most 5x the time.
+func BenchmarkPodCIDRs(b *testing.B) {
+	for _, n := range []int{2500, 10000} {
+		values := manyPodCIDRs(n)
+		b.Run(fmt.Sprintf("cidrs=%d", n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				fixture.Render(b, fixture.Fixture, values)
+			}
+		})
+	}
+}
