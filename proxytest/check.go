@@ -51,9 +51,28 @@ func (f Finding) String() string {
 	return fmt.Sprintf("%s: %s: %s", where, f.Rule, f.Message)
 }
 
-// AssertProxyReady reports every Finding of Check as one t.Errorf.
-func AssertProxyReady(t testing.TB, m *Manifests, c Cluster) {
+// AssertOption changes what AssertProxyReady accepts.
+type AssertOption func(*assertOptions)
+
+type assertOptions struct{ noWorkloads bool }
+
+// NoWorkloads says the chart renders no container on purpose (policies, CRDs,
+// Secrets only): AssertProxyReady then passes a render without one.
+func NoWorkloads() AssertOption { return func(o *assertOptions) { o.noWorkloads = true } }
+
+// AssertProxyReady reports every Finding of Check as one t.Errorf. A render with no
+// container at all fails too, unless NoWorkloads says so: a values typo that turns
+// every workload off would otherwise pass with nothing checked.
+func AssertProxyReady(t testing.TB, m *Manifests, c Cluster, opts ...AssertOption) {
 	t.Helper()
+	var o assertOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if !o.noWorkloads && len(m.Containers()) == 0 {
+		t.Errorf("proxytest: the render has no container, so nothing was checked (%d objects); if the values turned the workloads off, turn them on; "+
+			"if the chart has none, say so: AssertProxyReady(t, m, c, proxytest.NoWorkloads())", len(m.Objects))
+	}
 	for _, f := range Check(m, c) {
 		t.Errorf("%s", f)
 	}

@@ -1,6 +1,7 @@
 package proxytest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -224,3 +225,30 @@ func TestIPv6MetadataOnlyWithIPv6Networks(t *testing.T) {
 	v6API.APIServer = "fd00:10:96::1"
 	assert.Contains(t, v6API.Targets(), "http://[fd00:ec2::254]/latest/meta-data", "an IPv6 API server address means IPv6 Pods")
 }
+
+// A render without a container (a values typo that turns every workload off)
+// fails AssertProxyReady unless the test says the chart has none.
+func TestAssertProxyReadyNeedsAContainer(t *testing.T) {
+	m, err := Parse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n")
+	require.NoError(t, err)
+	rec := &recordingT{TB: t}
+	AssertProxyReady(rec, m, testCluster)
+	require.Len(t, rec.errors, 1)
+	assert.Contains(t, rec.errors[0], "the render has no container")
+	assert.Contains(t, rec.errors[0], "proxytest.NoWorkloads()")
+
+	rec = &recordingT{TB: t}
+	AssertProxyReady(rec, m, testCluster, NoWorkloads())
+	assert.Empty(t, rec.errors)
+}
+
+// recordingT keeps what a test reported instead of failing.
+type recordingT struct {
+	testing.TB
+	errors []string
+}
+
+func (r *recordingT) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+func (r *recordingT) Helper() {}
