@@ -142,15 +142,16 @@ publish: package
 
 ## test: yamllint, then every Go test: the packages (proxykit, proxytest, noproxy, the CLI) with
 ## the race detector, the render tests of the library, the charts and the examples (tests/: in
-## process through proxytest, no binary), the integration suites (tests/integration: Kyverno, real
-## NO_PROXY clients, live control planes, the helm CLIs, the registry) and the example consumer
-## chart's own test module
+## process through proxytest, no binary), the integration suites (tests/integration, behind the
+## integration build tag so that a plain `go test ./...` needs no binary: Kyverno, real NO_PROXY
+## clients, live control planes, the helm CLIs, the registry) and the example consumer chart's
+## own test module
 test: tools yamllint node-modules
 	@# a library archive vendored by an earlier run may be stale: the packages' examples would render it
 	rm -f charts/*/charts/proxykit-*.tgz examples/*/charts/proxykit-*.tgz tests/testdata/*/charts/proxykit-*.tgz
 	$(GO) test -count=1 -race . ./cmd/... ./discover/... ./inject/... ./internal/... ./noproxy/... ./proxytest/...
 	$(GO) test -count=1 ./tests/
-	$(GO) test -count=1 -parallel 4 ./tests/integration/
+	$(GO) test -count=1 -tags integration -parallel 4 ./tests/integration/
 	cd examples/consumer-app && $(GO) test -count=1 ./...
 
 ## render: the fast loop: the library, chart and example render tests, in seconds, no binary needed
@@ -159,19 +160,18 @@ render:
 
 ## e2e: only the end-to-end test against etcd and kube-apiserver on loopback
 e2e: tools
-	$(GO) test -count=1 -parallel 4 -run 'TestE2E|TestAdmissionMatrix' -v ./tests/integration/
+	$(GO) test -count=1 -tags integration -parallel 4 -run 'TestE2E|TestAdmissionMatrix' -v ./tests/integration/
 
 ## bench: generateEnv with 10, 100 and 1000 entries per tier across 20 containers beside a plain
 ## merge baseline, a full render, kyverno apply on 1, 20 and 200 containers, proxytest.Render
 ## against `helm template` as a process, `proxykit check` on 100 and 1,000 Deployments,
 ## `proxykit inject` on 100 and 1,000 Deployments beside `helm template` of them, 2,500 and
-## 10,000 pod CIDRs, and
-## `proxykit audit` on 500 and 5,000 Pods in a loopback API server
+## 10,000 pod CIDRs, and `proxykit audit` on 500 and 5,000 Pods in a loopback API server
 bench: tools
-	$(GO) test -count=3 -run '^$$' -bench . -skip 'AdmissionLatency|ProxytestRender|HelmTemplateProcess|Audit' -benchmem -benchtime 3x ./tests/ ./tests/integration/ ./cmd/proxykit/ | tee $(BIN)/bench.txt
-	$(GO) test -count=1 -run '^$$' -bench Audit -benchtime 3x ./tests/integration/ | tee -a $(BIN)/bench.txt
-	$(GO) test -count=10 -run '^$$' -bench 'ProxytestRender|HelmTemplateProcess' -benchtime 20x ./tests/integration/ | tee -a $(BIN)/bench.txt
-	$(GO) test -count=1 -run '^$$' -bench AdmissionLatency -benchtime 1x ./tests/integration/ | tee -a $(BIN)/bench.txt
+	$(GO) test -tags integration -count=3 -run '^$$' -bench . -skip 'AdmissionLatency|ProxytestRender|HelmTemplateProcess|Audit' -benchmem -benchtime 3x ./tests/ ./tests/integration/ ./cmd/proxykit/ | tee $(BIN)/bench.txt
+	$(GO) test -tags integration -count=1 -run '^$$' -bench Audit -benchtime 3x ./tests/integration/ | tee -a $(BIN)/bench.txt
+	$(GO) test -tags integration -count=10 -run '^$$' -bench 'ProxytestRender|HelmTemplateProcess' -benchtime 20x ./tests/integration/ | tee -a $(BIN)/bench.txt
+	$(GO) test -tags integration -count=1 -run '^$$' -bench AdmissionLatency -benchtime 1x ./tests/integration/ | tee -a $(BIN)/bench.txt
 	@./hack/bench-ratio.sh $(BIN)/bench.txt
 
 ## demo: render the example consumer chart with the EKS example values
@@ -183,7 +183,7 @@ demo: $(HELM)
 ## Chart.yaml checks and the version bump against the merge base (all part of test)
 lint: $(HELM) yamllint
 	$(GO) test -count=1 -run 'TestChartMetadata|TestChartVersionBumps|TestVersionBumpCheck' ./tests/
-	$(GO) test -count=1 -run 'TestHelmLint' ./tests/integration/
+	$(GO) test -count=1 -tags integration -run 'TestHelmLint' ./tests/integration/
 
 YAML_FILES = ct.yaml $(shell git ls-files '*Chart.yaml' '*values.yaml' 'charts/*/ci/*.yaml' 'examples/providers/*.yaml')
 

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit"
-	"github.com/proxykit/proxykit/internal/testfs"
+	"github.com/proxykit/proxykit/proxytest"
 )
 
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -87,25 +87,18 @@ func TestExplainJSON(t *testing.T) {
 	}, got)
 }
 
-// helmTemplate renders the example consumer chart with the helm CLI that `make
-// tools` builds, from a copy of the chart and the library in a temp dir (so the
-// chart's file:// dependency resolves without touching the work tree).
+// helmTemplate renders the example consumer chart as `helm template shop -f
+// values` prints it, in-process with proxytest (no helm binary: the unit tests run
+// on a fresh clone; tests/integration runs check on the helm CLIs' output).
 func helmTemplate(t *testing.T, values string) string {
 	t.Helper()
-	helm, err := filepath.Abs("../../bin/helm")
+	m, err := proxytest.RenderE("../../examples/consumer-app", proxytest.ValuesFile(values), proxytest.Release("shop", "default"), proxytest.EmbeddedLibrary())
 	require.NoError(t, err)
-	_, err = os.Stat(helm)
-	require.NoError(t, err, "bin/helm is missing: run `make tools`")
-	root := t.TempDir()
-	for _, dir := range []string{"library/proxykit", "examples/consumer-app"} {
-		testfs.CopyTree(t, filepath.Join("../..", dir), filepath.Join(root, dir), "charts")
+	var b strings.Builder
+	for _, o := range m.Objects {
+		b.WriteString("---\n# Source: consumer-app/" + o.Source + "\n" + strings.TrimSpace(o.Raw) + "\n")
 	}
-	chart := filepath.Join(root, "examples", "consumer-app")
-	out, err := exec.Command(helm, "dependency", "update", "--skip-refresh", chart).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	out, err = exec.Command(helm, "template", "shop", chart, "-f", values).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	return string(out)
+	return b.String()
 }
 
 func TestCheckReadsHelmTemplateOutput(t *testing.T) {

@@ -1,3 +1,5 @@
+//go:build integration
+
 // Package integration holds the slow suites: live control planes with Kyverno's
 // controllers and the native policy, real NO_PROXY clients and proxies inside a
 // private network namespace, an OCI registry, `go install`, and the helm CLIs

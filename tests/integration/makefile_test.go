@@ -1,3 +1,5 @@
+//go:build integration
+
 package integration
 
 import (
@@ -18,7 +20,7 @@ import (
 func TestMakeTestRunsEveryPackage(t *testing.T) {
 	makefile, err := os.ReadFile(fixture.Path("Makefile"))
 	require.NoError(t, err)
-	cmd := exec.Command("go", "list", "./...")
+	cmd := exec.Command("go", "list", "-tags", "integration", "./...")
 	cmd.Dir = fixture.Root
 	out, err := cmd.Output()
 	require.NoError(t, err)
@@ -28,6 +30,8 @@ func TestMakeTestRunsEveryPackage(t *testing.T) {
 		case rel == "":
 			assert.Contains(t, string(makefile), "$(GO) test -count=1 -race . ", "the root package")
 		case rel == "tests/fixture": // no tests of its own: the two suites below use it
+		case rel == "tests/integration":
+			assert.Contains(t, string(makefile), " -tags integration -parallel 4 ./"+rel+"/\n", "make test runs %s with its build tag", pkg)
 		case strings.HasPrefix(rel, "tests"):
 			assert.Contains(t, string(makefile), " ./"+rel+"/\n", "make test runs %s", pkg)
 		default:
