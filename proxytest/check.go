@@ -334,10 +334,11 @@ func (c Cluster) Targets() []string {
 		}
 	}
 	if c.Metadata {
-		targets = append(targets, "http://169.254.169.254/latest/meta-data", "http://metadata.google.internal/computeMetadata/v1", "http://168.63.129.16")
-		// AWS's IPv6 endpoint is reachable only from Pods with IPv6 addresses
+		targets = append(targets, "http://169.254.169.254/latest/meta-data", "http://metadata.google.internal/computeMetadata/v1", "http://168.63.129.16",
+			"http://169.254.170.23/v1/credentials") // EKS Pod Identity's agent
+		// AWS's IPv6 endpoints are reachable only from Pods with IPv6 addresses
 		if c.hasIPv6() {
-			targets = append(targets, "http://[fd00:ec2::254]/latest/meta-data")
+			targets = append(targets, "http://[fd00:ec2::254]/latest/meta-data", "http://[fd00:ec2::23]/v1/credentials")
 		}
 	}
 	return targets

@@ -14,7 +14,7 @@ import (
 	"github.com/proxykit/proxykit/internal/testfs"
 )
 
-const goodNoProxy = "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,169.254.169.254,metadata.google.internal,168.63.129.16,fd00:ec2::254,[fd00:ec2::254]"
+const goodNoProxy = "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,[fd00:ec2::254],fd00:ec2::23,[fd00:ec2::23]"
 
 var testCluster = Cluster{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1", Metadata: true}
 
@@ -71,7 +71,7 @@ func TestCheckRules(t *testing.T) {
 			[]string{RuleMissingProxyEnv}},
 		{"case mismatch", pod(strings.Replace(plainEnv("http://proxy:3128", goodNoProxy), `https_proxy, value: "http://proxy:3128"`, `https_proxy, value: "http://other:3128"`, 1), ""),
 			[]string{RuleCaseMismatch}},
-		{"NO_PROXY without the service network and API server", pod(plainEnv("http://proxy:3128", "localhost,cluster.local,cluster.local.,svc,10.244.0.0/16,169.254.169.254,metadata.google.internal,168.63.129.16,fd00:ec2::254,[fd00:ec2::254]"), ""),
+		{"NO_PROXY without the service network and API server", pod(plainEnv("http://proxy:3128", "localhost,cluster.local,cluster.local.,svc,10.244.0.0/16,169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,[fd00:ec2::254],fd00:ec2::23,[fd00:ec2::23]"), ""),
 			[]string{RuleNoProxyGap}},
 		{"NO_PROXY is *", pod(plainEnv("http://proxy:3128", "*"), ""), []string{RuleProxyBypassedForPublicHosts}},
 		{"NO_PROXY bypasses everything by CIDR", pod(plainEnv("http://proxy:3128", goodNoProxy+",0.0.0.0/0"), ""), []string{RuleProxyBypassedForPublicHosts}},
@@ -224,6 +224,8 @@ func TestIPv6MetadataOnlyWithIPv6Networks(t *testing.T) {
 	v6API := testCluster
 	v6API.APIServer = "fd00:10:96::1"
 	assert.Contains(t, v6API.Targets(), "http://[fd00:ec2::254]/latest/meta-data", "an IPv6 API server address means IPv6 Pods")
+	assert.Contains(t, v6API.Targets(), "http://[fd00:ec2::23]/v1/credentials", "EKS Pod Identity's IPv6 agent")
+	assert.Contains(t, testCluster.Targets(), "http://169.254.170.23/v1/credentials", "EKS Pod Identity's agent")
 }
 
 // A render without a container (a values typo that turns every workload off)

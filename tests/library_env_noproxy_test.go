@@ -85,7 +85,7 @@ func TestGenerateEnvNoProxyPerCallWithCredentials(t *testing.T) {
 		}
 		for _, name := range []string{"NO_PROXY", "no_proxy"} {
 			assert.Nil(t, env[name].ValueFrom, container)
-			assert.Equal(t, fixture.NoProxyPlain[:strings.Index(fixture.NoProxyPlain, ",169.254")]+",169.254.169.254,metadata.google.internal,168.63.129.16,fd00:ec2::254,[fd00:ec2::254],"+servicesNoProxy, env[name].Value,
+			assert.Equal(t, fixture.NoProxyPlain[:strings.Index(fixture.NoProxyPlain, ",169.254")]+",169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,[fd00:ec2::254],fd00:ec2::23,[fd00:ec2::23],"+servicesNoProxy, env[name].Value,
 				"%s: NO_PROXY carries no credential, so the per-call entries go in a plain value", container)
 		}
 	}

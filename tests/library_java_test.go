@@ -89,7 +89,7 @@ proxy:
 		"10.244.0.1", "10.244.255.255", "10.245.0.1", "10.243.255.255",
 		"10.95.255.255", "10.96.0.1", "10.111.255.254", "10.112.0.0", "10.960.1.1",
 		"192.168.10.0", "192.168.10.63", "192.168.10.64", "192.168.11.1",
-		"169.254.169.254", "metadata.google.internal", "168.63.129.16", "[fd00:ec2::254]",
+		"169.254.169.254", "metadata.google.internal", "168.63.129.16", "169.254.170.23", "[fd00:ec2::254]", "[fd00:ec2::23]",
 		"a.corp.example", "corp.example", "example.org", "www.example.org", "badexample.org",
 		"203.0.113.7", "203.0.113.8", "[fd00::7]", "[fd00::8]",
 		"registry.local:5000", "registry.local:5001",
@@ -166,7 +166,7 @@ func TestRuntimes(t *testing.T) {
 		assert.Equal(t, fixture.Val("NODE_USE_ENV_PROXY", "1"), env[len(env)-1])
 		assert.Empty(t, javaEnv(t, env))
 		noProxy := fixture.Helpers(t, r)["noProxy"]
-		assert.Equal(t, "localhost,.localhost,127.0.0.1,::1,[::1],cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,169.254.169.254,metadata.google.internal,.metadata.google.internal,168.63.129.16,fd00:ec2::254,[fd00:ec2::254]", noProxy)
+		assert.Equal(t, "localhost,.localhost,127.0.0.1,::1,[::1],cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,169.254.169.254,metadata.google.internal,.metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,[fd00:ec2::254],fd00:ec2::23,[fd00:ec2::23]", noProxy)
 		for _, target := range []string{"http://web.ns.svc.cluster.local", "http://web.ns.svc", "http://a.localhost"} {
 			d, err := noproxy.Decide(noproxy.Node, noProxy, target)
 			require.NoError(t, err)

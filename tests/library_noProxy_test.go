@@ -41,7 +41,7 @@ cluster:
   serviceCIDRs: "10.96.0.0/12,fd00:10:96::/112"
   apiServer: "[fd00:10:96::1]"
 `,
-			want: "localhost,127.0.0.1,::1,[::1],k8s.internal,k8s.internal.,svc,10.244.0.0/16,fd00:10:244::/56,10.96.0.0/12,fd00:10:96::/112,fd00:10:96::1,[fd00:10:96::1],169.254.169.254,metadata.google.internal,168.63.129.16,fd00:ec2::254,[fd00:ec2::254]",
+			want: "localhost,127.0.0.1,::1,[::1],k8s.internal,k8s.internal.,svc,10.244.0.0/16,fd00:10:244::/56,10.96.0.0/12,fd00:10:96::/112,fd00:10:96::1,[fd00:10:96::1],169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,[fd00:ec2::254],fd00:ec2::23,[fd00:ec2::23]",
 		},
 		{
 			name: "metadata endpoints switched off; API server given as a name",
@@ -77,7 +77,7 @@ cluster: {metadataEndpoints: false}
 proxy: {http: "http://proxy:3128"}
 cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], nodeCIDRs: "192.168.10.0/24, fd00:192::/64", apiServer: 10.96.0.1}
 `,
-			want: "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,192.168.10.0/24,fd00:192::/64,10.96.0.1,169.254.169.254,metadata.google.internal,168.63.129.16,fd00:ec2::254,[fd00:ec2::254]",
+			want: "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,192.168.10.0/24,fd00:192::/64,10.96.0.1,169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,[fd00:ec2::254],fd00:ec2::23,[fd00:ec2::23]",
 		},
 		{
 			name: "IPv6 addresses bare and bracketed, wherever they come from; with a port as written",
@@ -165,14 +165,20 @@ cluster:
 
 }
 
-// AWS's IPv6 instance metadata endpoint is bypassed with the others, bare and bracketed.
-func TestMetadataEndpointsIncludeAWSIPv6(t *testing.T) {
+// AWS's IPv6 instance metadata endpoint and EKS Pod Identity's agent (IPv4 and
+// IPv6, where Pods that use Pod Identity fetch their credentials) are bypassed
+// with the others, every IPv6 address bare and bracketed.
+func TestMetadataEndpointsIncludeAWSIPv6AndPodIdentity(t *testing.T) {
 	with := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, fixture.PlainProxy))["noProxy"]
-	assert.Contains(t, strings.Split(with, ","), "fd00:ec2::254")
-	assert.Contains(t, strings.Split(with, ","), "[fd00:ec2::254]")
-	fixture.AssertProxySelection(t, with, []string{"http://[fd00:ec2::254]/latest/meta-data/"}, []string{fixture.ExternalURL})
+	for _, entry := range []string{"fd00:ec2::254", "[fd00:ec2::254]", "169.254.170.23", "fd00:ec2::23", "[fd00:ec2::23]"} {
+		assert.Contains(t, strings.Split(with, ","), entry)
+	}
+	fixture.AssertProxySelection(t, with, []string{"http://[fd00:ec2::254]/latest/meta-data/", "http://169.254.170.23/v1/credentials", "http://[fd00:ec2::23]/v1/credentials"},
+		[]string{fixture.ExternalURL})
 	without := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, fixture.PlainProxy+"\ncluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}\n"))["noProxy"]
 	assert.NotContains(t, without, "fd00:ec2::254")
+	assert.NotContains(t, without, "169.254.170.23")
+	assert.NotContains(t, without, "fd00:ec2::23")
 }
 
 // TestAddressesAreWrittenAsNetipPrintsThem: curl, wget and urllib compare an

@@ -13,7 +13,8 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
   svc                                 short service names (name.namespace.svc)
   cluster.podCIDRs, cluster.serviceCIDRs, cluster.nodeCIDRs
   cluster.apiServer                   listed explicitly: no client resolves names to match CIDRs
-  169.254.169.254, metadata.google.internal, 168.63.129.16, fd00:ec2::254, [fd00:ec2::254]
+  169.254.169.254, metadata.google.internal, 168.63.129.16, 169.254.170.23,
+  fd00:ec2::254, [fd00:ec2::254], fd00:ec2::23, [fd00:ec2::23]
                                       unless cluster.metadataEndpoints is false
   entries                             installation-wide bypasses (see proxykit.noProxy.entry)
   Every IPv6 address is listed bare and in brackets: Python's urllib compares the
@@ -82,8 +83,10 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
 {{- $_ := set $facts "metadata" $metadata -}}
 {{- if $metadata -}}
   {{- /* AWS, GCP and Azure instance metadata, GCP's name for it, Azure's platform address
-         (wireserver), and AWS's IPv6 instance metadata (bare and bracketed, as every IPv6 address) */ -}}
-  {{- $entries = concat $entries (list "169.254.169.254" "metadata.google.internal" "168.63.129.16" "fd00:ec2::254" "[fd00:ec2::254]") -}}
+         (wireserver), EKS Pod Identity's agent (Pods that use it fetch their credentials
+         there), and AWS's IPv6 instance metadata and Pod Identity (bare and bracketed, as
+         every IPv6 address) */ -}}
+  {{- $entries = concat $entries (list "169.254.169.254" "metadata.google.internal" "168.63.129.16" "169.254.170.23" "fd00:ec2::254" "[fd00:ec2::254]" "fd00:ec2::23" "[fd00:ec2::23]") -}}
 {{- end -}}
 
 {{- /* installation-wide entries by position, kept in a dict: appending to a list
