@@ -16,7 +16,7 @@ var containerLists = []string{"initContainers", "containers", "ephemeralContaine
 func (inj *injection) podTemplate(tmpl map[string]any, override bool) (bool, int, error) {
 	meta, _ := tmpl["metadata"].(map[string]any)
 	annotations, _ := meta["annotations"].(map[string]any)
-	for key, value := range proxytest.PodOptOuts {
+	for key, value := range proxytest.PodOptOuts() {
 		if annotations[key] == value {
 			return false, 0, nil
 		}

@@ -25,18 +25,20 @@ proxy-policies.containerLists — the Pod spec lists that get proxy env. Output:
 {{- end -}}
 
 {{/*
-proxy-policies.optOutAnnotations — a Pod carrying any of these is left alone. Output: JSON map.
+proxy-policies.optOutAnnotations — a Pod carrying any of these is left alone: the
+library's vocabulary (proxykit.optOut.annotations). Output: JSON map.
 */}}
 {{- define "proxy-policies.optOutAnnotations" -}}
-{{- toJson (dict "proxykit.io/inject" "false" "policies.kyverno.io/inject-proxy-env" "exclude" "kubernetes.azure.com/no-http-proxy-vars" "true") -}}
+{{- toJson (include "proxykit.optOut.annotations" . | fromJson).pod -}}
 {{- end -}}
 
 {{/*
 proxy-policies.skipContainersAnnotation — a Pod annotation listing containers (of any
-list, comma-separated) that get no proxy: "metrics,envoy". Output: the key.
+list, comma-separated) that get no proxy: "metrics,envoy". Output: the key, from the
+library's vocabulary.
 */}}
 {{- define "proxy-policies.skipContainersAnnotation" -}}
-proxykit.io/skip-containers
+{{- (include "proxykit.optOut.annotations" . | fromJson).skipContainers -}}
 {{- end -}}
 
 {{/*
