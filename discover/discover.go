@@ -20,17 +20,12 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/proxykit/proxykit/cluster"
 )
 
-// Facts are the cluster.* values proxykit's library reads.
-type Facts struct {
-	Domain            string   `json:"domain"`
-	PodCIDRs          []string `json:"podCIDRs"`
-	ServiceCIDRs      []string `json:"serviceCIDRs"`
-	NodeCIDRs         []string `json:"nodeCIDRs"`
-	APIServer         string   `json:"apiServer"`
-	MetadataEndpoints bool     `json:"metadataEndpoints"`
-}
+// Facts are the cluster.* values proxykit's library reads: package cluster's Facts.
+type Facts = cluster.Facts
 
 // Result is what Discover found: the facts, the objects each came from (by
 // values key: "domain", "podCIDRs", ...; each "Kind namespace/name"), and what it
@@ -114,7 +109,7 @@ func (r *reader) skip(err error, object string) bool {
 
 // live reads the cluster the client talks to.
 func (r *reader) live() (*Result, error) {
-	res := &Result{Sources: map[string][]string{}, Cluster: Facts{MetadataEndpoints: true, PodCIDRs: []string{}, ServiceCIDRs: []string{}, NodeCIDRs: []string{}}}
+	res := &Result{Sources: map[string][]string{}, Cluster: Facts{Metadata: true, PodCIDRs: []string{}, ServiceCIDRs: []string{}, NodeCIDRs: []string{}}}
 	kubeadm := r.kubeadmConfig()
 	openShiftPods, openShiftServices := r.openShift()
 	services := append(r.serviceCIDRs(), kubeadm.services...)

@@ -245,7 +245,7 @@ func (r *reader) capi(ref string) (*Result, error) {
 	if cluster == nil {
 		return nil, fmt.Errorf("%s (cluster.x-k8s.io): %v", object, lastErr)
 	}
-	res := &Result{Sources: map[string][]string{}, Cluster: Facts{MetadataEndpoints: true, PodCIDRs: []string{}, ServiceCIDRs: []string{}, NodeCIDRs: []string{}}}
+	res := &Result{Sources: map[string][]string{}, Cluster: Facts{Metadata: true, PodCIDRs: []string{}, ServiceCIDRs: []string{}, NodeCIDRs: []string{}}}
 	for key, path := range map[string][]string{
 		"podCIDRs":     {"spec", "clusterNetwork", "pods", "cidrBlocks"},
 		"serviceCIDRs": {"spec", "clusterNetwork", "services", "cidrBlocks"},

@@ -3,8 +3,6 @@ package proxytest
 import (
 	"encoding/base64"
 	"fmt"
-	"math/big"
-	"net/netip"
 	"net/url"
 	"regexp"
 	"slices"
@@ -306,90 +304,6 @@ func credentialsOutsideSecrets(m *Manifests) []Finding {
 		if text := fmt.Sprint(o.Content); userInfoURL.MatchString(text) {
 			out = append(out, Finding{Namespace: m.namespaceOf(o), Object: o.ID(), Rule: RuleCredentialsExposed,
 				Message: "holds a URL with user-info; proxy credentials belong in a Secret"})
-		}
-	}
-	return out
-}
-
-// Targets are the cluster destinations NO_PROXY must send around the proxy, as URLs.
-func (c Cluster) Targets() []string {
-	domain := strings.TrimSuffix(c.Domain, ".")
-	if domain == "" {
-		domain = "cluster.local"
-	}
-	targets := []string{
-		"http://localhost:8080", "http://127.0.0.1:8080", "http://[::1]:8080",
-		"https://kubernetes.default.svc",
-		"https://kubernetes.default.svc." + domain, "https://kubernetes.default.svc." + domain + ".",
-		"http://web.shop.svc." + domain + ":8080", "http://web.shop.svc." + domain + ".:8080",
-	}
-	if c.APIServer != "" {
-		targets = append(targets, "https://"+hostPort(c.APIServer, "443"))
-	}
-	for _, cidrs := range [][]string{c.PodCIDRs, c.ServiceCIDRs, c.NodeCIDRs} {
-		for _, cidr := range cidrs {
-			for _, addr := range samplePrefix(cidr) {
-				targets = append(targets, "http://"+hostPort(addr, "8080"))
-			}
-		}
-	}
-	if c.Metadata {
-		targets = append(targets, "http://169.254.169.254/latest/meta-data", "http://metadata.google.internal/computeMetadata/v1", "http://168.63.129.16",
-			"http://169.254.170.23/v1/credentials") // EKS Pod Identity's agent
-		// AWS's IPv6 endpoints are reachable only from Pods with IPv6 addresses
-		if c.hasIPv6() {
-			targets = append(targets, "http://[fd00:ec2::254]/latest/meta-data", "http://[fd00:ec2::23]/v1/credentials")
-		}
-	}
-	return targets
-}
-
-// hasIPv6 tells whether the facts hold an IPv6 network or API server address.
-func (c Cluster) hasIPv6() bool {
-	for _, cidrs := range [][]string{c.PodCIDRs, c.ServiceCIDRs, c.NodeCIDRs} {
-		for _, cidr := range cidrs {
-			if p, err := netip.ParsePrefix(cidr); err == nil && p.Addr().Is6() && !p.Addr().Is4In6() {
-				return true
-			}
-		}
-	}
-	a, err := netip.ParseAddr(c.APIServer)
-	return err == nil && a.Is6() && !a.Is4In6()
-}
-
-func hostPort(host, port string) string {
-	if strings.Contains(host, ":") {
-		return "[" + host + "]:" + port
-	}
-	return host + ":" + port
-}
-
-// samplePrefix is the first, middle and last address of a CIDR.
-func samplePrefix(cidr string) []string {
-	p, err := netip.ParsePrefix(cidr)
-	if err != nil {
-		return nil
-	}
-	p = p.Masked()
-	first := p.Addr()
-	bits := first.BitLen() - p.Bits()
-	start := new(big.Int).SetBytes(first.AsSlice())
-	size := new(big.Int).Lsh(big.NewInt(1), uint(bits))
-	at := func(offset *big.Int) string {
-		n := new(big.Int).Add(start, offset).Bytes()
-		b := make([]byte, first.BitLen()/8)
-		copy(b[len(b)-len(n):], n)
-		a, _ := netip.AddrFromSlice(b)
-		return a.String()
-	}
-	last := new(big.Int).Sub(size, big.NewInt(1))
-	middle := new(big.Int).Rsh(size, 1)
-	seen := map[string]bool{}
-	var out []string
-	for _, off := range []*big.Int{big.NewInt(0), middle, last} {
-		if a := at(off); !seen[a] {
-			seen[a] = true
-			out = append(out, a)
 		}
 	}
 	return out

@@ -195,12 +195,6 @@ func TestRenderFailsOnAMissingDependency(t *testing.T) {
 	assert.EqualError(t, err, "proxytest: consumer-app: found in Chart.yaml, but missing in charts/ directory: redis; run `helm dependency build`")
 }
 
-func TestSamplePrefix(t *testing.T) {
-	assert.Equal(t, []string{"10.96.0.0", "10.104.0.0", "10.111.255.255"}, samplePrefix("10.96.0.0/12"))
-	assert.Equal(t, []string{"fd00:10:244::", "fd00:10:244:80::", "fd00:10:244:ff:ffff:ffff:ffff:ffff"}, samplePrefix("fd00:10:244::/56"))
-	assert.Equal(t, []string{"10.0.0.1"}, samplePrefix("10.0.0.1/32"))
-}
-
 // AWS's IPv6 metadata address is judged only where Pods can reach it: on a
 // cluster with an IPv6 network. A hand-written NO_PROXY without it on an
 // IPv4-only cluster is fine.

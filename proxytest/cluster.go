@@ -7,15 +7,13 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/cluster"
 )
 
-// Cluster is what NO_PROXY must cover: the cluster.* values, as the library reads them.
-type Cluster struct {
-	Domain                            string
-	PodCIDRs, ServiceCIDRs, NodeCIDRs []string
-	APIServer                         string
-	Metadata                          bool // the cloud metadata endpoints must be bypassed too
-}
+// Cluster is what NO_PROXY must cover: the cluster.* values, as the library reads
+// them. It is package cluster's Facts (Targets, Merge, HasIPv6), the one shape the
+// library's keys, discover and Check share.
+type Cluster = cluster.Facts
 
 // ClusterFromValues reads the cluster.* keys of a chart's values the way the
 // proxykit library reads them (it renders the library's proxykit.cluster.facts),
@@ -25,16 +23,11 @@ func ClusterFromValues(values map[string]any) (Cluster, error) {
 	if err != nil {
 		return Cluster{}, err
 	}
-	var facts struct {
-		Domain                            string
-		PodCIDRs, ServiceCIDRs, NodeCIDRs []string
-		APIServer                         string
-		Metadata                          bool
-	}
+	var facts Cluster
 	if err := json.Unmarshal([]byte(out), &facts); err != nil {
 		return Cluster{}, fmt.Errorf("proxytest: the library's cluster facts are not JSON: %w: %s", err, out)
 	}
-	return Cluster(facts), nil
+	return facts, nil
 }
 
 // VariablesFromValues lists the proxy variables the library renders for these

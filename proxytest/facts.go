@@ -3,7 +3,6 @@ package proxytest
 import (
 	"encoding/json"
 	"fmt"
-	"net/netip"
 	"path"
 	"slices"
 	"sort"
@@ -62,7 +61,7 @@ func readFacts(files map[string]string) (c Cluster, variables []string, proxyOff
 		if err := json.Unmarshal([]byte(files[name]), &f); err != nil {
 			return Cluster{}, nil, false, fmt.Errorf("proxytest: the library's cluster facts in %s are not JSON: %w", name, err)
 		}
-		c = c.merge(f.Cluster)
+		c = c.Merge(f.Cluster)
 		for _, v := range f.Variables {
 			if !slices.Contains(variables, v) {
 				variables = append(variables, v)
@@ -70,41 +69,6 @@ func readFacts(files map[string]string) (c Cluster, variables []string, proxyOff
 		}
 	}
 	return c, expected(variables), len(variables) == 0, nil
-}
-
-// merge adds other's networks to c; the first domain and API server win.
-func (c Cluster) merge(other Cluster) Cluster {
-	if c.Domain == "" {
-		c.Domain = other.Domain
-	}
-	if c.APIServer == "" {
-		c.APIServer = other.APIServer
-	}
-	c.Metadata = c.Metadata || other.Metadata
-	c.PodCIDRs = union(c.PodCIDRs, other.PodCIDRs)
-	c.ServiceCIDRs = union(c.ServiceCIDRs, other.ServiceCIDRs)
-	c.NodeCIDRs = union(c.NodeCIDRs, other.NodeCIDRs)
-	return c
-}
-
-// union appends to a the prefixes of b that a lacks, compared as parsed prefixes.
-func union(a, b []string) []string {
-	have := map[netip.Prefix]bool{}
-	for _, s := range a {
-		if p, err := netip.ParsePrefix(s); err == nil {
-			have[p.Masked()] = true
-		}
-	}
-	out := append([]string{}, a...)
-	for _, s := range b {
-		p, err := netip.ParsePrefix(s)
-		if err == nil && have[p.Masked()] {
-			continue
-		}
-		have[p.Masked()] = true
-		out = append(out, s)
-	}
-	return out
 }
 
 // expected orders the variables the library renders as ProxyVariables does; nil

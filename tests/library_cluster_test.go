@@ -17,11 +17,11 @@ func TestClusterFacts(t *testing.T) {
 		name, values string
 		want         map[string]any
 	}{
-		{"defaults", `{}`, map[string]any{"domain": "cluster.local", "podCIDRs": []any{}, "serviceCIDRs": []any{}, "nodeCIDRs": []any{}, "apiServer": "", "metadata": true}},
+		{"defaults", `{}`, map[string]any{"domain": "cluster.local", "podCIDRs": []any{}, "serviceCIDRs": []any{}, "nodeCIDRs": []any{}, "apiServer": "", "metadataEndpoints": true}},
 		{"dual stack as comma lists, a trailing dot, a bracketed API server, metadata off",
 			`cluster: {domain: k8s.internal., podCIDRs: "10.244.0.0/16, fd00:10:244::/56", serviceCIDRs: [fd00:10:96::/112], nodeCIDRs: [192.168.0.0/24], apiServer: "[fd00:10:96::1]", metadataEndpoints: false}`,
 			map[string]any{"domain": "k8s.internal", "podCIDRs": []any{"10.244.0.0/16", "fd00:10:244::/56"}, "serviceCIDRs": []any{"fd00:10:96::/112"},
-				"nodeCIDRs": []any{"192.168.0.0/24"}, "apiServer": "fd00:10:96::1", "metadata": false}},
+				"nodeCIDRs": []any{"192.168.0.0/24"}, "apiServer": "fd00:10:96::1", "metadataEndpoints": false}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

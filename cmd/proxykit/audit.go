@@ -142,8 +142,7 @@ func (a *auditor) facts(config *rest.Config, vals map[string]any) error {
 		if err != nil {
 			return usagef("the values name no pod or service network and %v; pass the cluster's values with -f", err)
 		}
-		f := res.Cluster
-		cluster = proxytest.Cluster{Domain: f.Domain, PodCIDRs: f.PodCIDRs, ServiceCIDRs: f.ServiceCIDRs, NodeCIDRs: f.NodeCIDRs, APIServer: f.APIServer, Metadata: f.MetadataEndpoints}
+		cluster = res.Cluster
 	}
 	a.cluster = cluster
 	if a.variables, err = proxytest.VariablesFromValues(vals); err != nil {

@@ -94,7 +94,7 @@ func writeValues(w io.Writer, host string, res *discover.Result) {
 	if s := res.Sources["metadataEndpoints"]; len(s) > 0 {
 		metadata = from("metadataEndpoints")
 	}
-	fmt.Fprintf(w, "  metadataEndpoints: %t%s\n", c.MetadataEndpoints, metadata)
+	fmt.Fprintf(w, "  metadataEndpoints: %t%s\n", c.Metadata, metadata)
 	for _, warning := range res.Warnings {
 		fmt.Fprintf(w, "# warning: %s\n", warning)
 	}

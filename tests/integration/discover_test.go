@@ -248,7 +248,7 @@ networking:
 		code, res, stderr := discoverJSON(t, kubeconfig, "--capi-cluster", "org-a/wc1")
 		require.Equal(t, 0, code, stderr)
 		assert.Equal(t, discover.Facts{Domain: "wc1.local", PodCIDRs: []string{"100.64.0.0/16"}, ServiceCIDRs: []string{"172.31.0.0/16"}, NodeCIDRs: []string{},
-			APIServer: "172.31.0.1", MetadataEndpoints: true}, res.Cluster)
+			APIServer: "172.31.0.1", Metadata: true}, res.Cluster)
 		assert.Equal(t, []string{"Cluster org-a/wc1"}, res.Sources["podCIDRs"])
 		assert.True(t, hasWarning(res, "api.wc1.corp.example"), "%v", res.Warnings)
 

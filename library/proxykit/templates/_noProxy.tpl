@@ -40,7 +40,7 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
 
 {{- $networks := false -}}
 {{- $services := false -}}
-{{- $facts := dict "domain" $domain "apiServer" "" "metadata" true -}}
+{{- $facts := dict "domain" $domain "apiServer" "" "metadataEndpoints" true -}}
 {{- range $name := list "podCIDRs" "serviceCIDRs" "nodeCIDRs" -}}
   {{- $key := printf "cluster.%s" $name -}}
   {{- $cidrs := include "proxykit.noProxy.cidrs" (dict "value" (index $cluster $name) "key" $key) | fromJsonArray -}}
@@ -80,7 +80,7 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
     {{- fail (printf "proxykit: cluster.metadataEndpoints must be true or false, got %s" (kindOf $metadata)) -}}
   {{- end -}}
 {{- end -}}
-{{- $_ := set $facts "metadata" $metadata -}}
+{{- $_ := set $facts "metadataEndpoints" $metadata -}}
 {{- if $metadata -}}
   {{- /* AWS, GCP and Azure instance metadata, GCP's name for it, Azure's platform address
          (wireserver), EKS Pod Identity's agent (Pods that use it fetch their credentials
