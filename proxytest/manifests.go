@@ -102,6 +102,31 @@ func Parse(manifests string) (*Manifests, error) {
 	return m, nil
 }
 
+// FromObjects reads typed objects (k8s.io/api types such as corev1.Pod, or any
+// value that encodes to a Kubernetes object as JSON), as a live cluster's client
+// returns them: no caller writes them out as text to Parse them again. Each needs
+// its apiVersion and kind (TypeMeta), which a client's List leaves empty.
+func FromObjects(objects ...any) (*Manifests, error) {
+	m := &Manifests{}
+	for i, obj := range objects {
+		b, err := json.Marshal(obj)
+		if err != nil {
+			return nil, fmt.Errorf("proxytest: object %d: %w", i+1, err)
+		}
+		var content map[string]any
+		if err := json.Unmarshal(b, &content); err != nil {
+			return nil, fmt.Errorf("proxytest: object %d is not a Kubernetes object: %w", i+1, err)
+		}
+		if kind, _ := content["kind"].(string); kind == "" {
+			return nil, fmt.Errorf("proxytest: object %d has no kind: set its TypeMeta (apiVersion and kind)", i+1)
+		}
+		if err := m.addObject("", "", content); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
 // parseRendered reads the engine's output, template by template in name order:
 // the chart's own templates, then its subcharts' (charts/<sub>/templates/...).
 func parseRendered(chartName string, files map[string]string) (*Manifests, error) {

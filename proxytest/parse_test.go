@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Inputs that used to pass Check with nothing judged (issue: false all-clear).
@@ -88,4 +90,25 @@ func TestCredentialsOfEveryShapeAreFound(t *testing.T) {
 	for _, notCredentials := range []string{"https://registry.corp/charts/app", "registry.corp/app@sha256:0123", "https://host/path@v1"} {
 		assert.False(t, hasUserInfo(notCredentials), notCredentials)
 	}
+}
+
+// FromObjects reads typed objects as a cluster's client returns them.
+func TestFromObjects(t *testing.T) {
+	pod := corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "shop"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "x", Env: []corev1.EnvVar{
+			{Name: "HTTP_PROXY", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "proxy"}, Key: "HTTP_PROXY"}}}}}}}}
+	secret := corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: metav1.ObjectMeta{Name: "proxy", Namespace: "shop"},
+		Data: map[string][]byte{"HTTP_PROXY": []byte("http://proxy:3128")}}
+	m, err := FromObjects(&pod, secret)
+	require.NoError(t, err)
+	require.Len(t, m.Containers(), 1)
+	assert.Equal(t, "shop", m.Containers()[0].Namespace)
+	assert.Equal(t, "http://proxy:3128", m.Environment(m.Containers()[0])["HTTP_PROXY"], "the Secret of the same objects is read")
+	for _, f := range Check(m, testCluster) {
+		assert.NotEqual(t, RuleMissingSecret, f.Rule, "%s", f)
+		assert.Equal(t, "shop", f.Namespace)
+	}
+
+	_, err = FromObjects(corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bare"}})
+	assert.ErrorContains(t, err, "object 1 has no kind")
 }

@@ -238,17 +238,7 @@ func (a *auditor) run(namespace string) ([]auditFinding, int, error) {
 
 // pageFindings runs Check (and CheckStale) on one page of Pods with the objects they read.
 func pageFindings(docs []any, a *auditor) ([]auditFinding, error) {
-	var text strings.Builder
-	for _, d := range docs {
-		b, err := json.Marshal(d)
-		if err != nil {
-			return nil, err
-		}
-		text.WriteString("---\n")
-		text.Write(b)
-		text.WriteString("\n")
-	}
-	m, err := proxytest.Parse(text.String())
+	m, err := proxytest.FromObjects(docs...)
 	if err != nil {
 		return nil, err
 	}
