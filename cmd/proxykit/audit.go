@@ -50,17 +50,17 @@ type auditFinding struct {
 
 func newAuditCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "audit [--kubeconfig F] [--context C] [-n NS | -A] [-f VALUES]... [-o text|json|policyreport]",
+		Use:   "audit [--kubeconfig F] [--context C] [-n NS | -A] [-f VALUES]... [-o text|json|policyreport|openreports]",
 		Short: "check the Pods of a live cluster with check's rules (and stale-proxy-env when -f gives the proxy)",
 		Args:  noArgs,
 	}
 	kube := clusterFlags(cmd)
 	all := cmd.Flags().BoolP("all-namespaces", "A", false, "every namespace but kube-system, kube-public and kube-node-lease")
 	v := addValueFlags(cmd.Flags())
-	output := cmd.Flags().StringP("output", "o", "text", "text, json or policyreport")
+	output := cmd.Flags().StringP("output", "o", "text", "text, json, policyreport (wgpolicyk8s.io, a report per namespace) or openreports (openreports.io, a report per Pod)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if *output != "text" && *output != "json" && *output != "policyreport" {
-			return usagef("-o: %q is not one of text, json, policyreport", *output)
+		if *output != "text" && *output != "json" && *output != "policyreport" && *output != "openreports" {
+			return usagef("-o: %q is not one of text, json, policyreport, openreports", *output)
 		}
 		if *all && cmd.Flags().Changed("namespace") {
 			return usagef("-n and -A: name one namespace, or all")
@@ -98,6 +98,8 @@ func newAuditCmd(stdout, stderr io.Writer) *cobra.Command {
 			err = writeAuditJSON(stdout, findings)
 		case "policyreport":
 			err = writePolicyReports(stdout, findings)
+		case "openreports":
+			err = writeOpenReports(stdout, findings)
 		default:
 			writeAuditText(stdout, findings, pods)
 		}

@@ -61,3 +61,31 @@ func TestAuditTellsSameNamePodsApart(t *testing.T) {
 	assert.Contains(t, out.String(), "uid: uid-alpha")
 	assert.NotContains(t, out.String(), "omega")
 }
+
+// -o openreports: a Report per Pod, scoped by its UID: same-name Pods in two
+// namespaces get a report each, never one shared.
+func TestOpenReportsScopeEachPod(t *testing.T) {
+	findings := []auditFinding{
+		{Finding: proxytest.Finding{Namespace: "alpha", Object: "Pod/db-0", Container: "db", Rule: proxytest.RuleMissingProxyEnv, Message: "m1"}, uid: "uid-alpha"},
+		{Finding: proxytest.Finding{Namespace: "alpha", Object: "Pod/db-0", Container: "db", Rule: proxytest.RuleNoProxyGap, Message: "m2"}, uid: "uid-alpha"},
+		{Finding: proxytest.Finding{Namespace: "omega", Object: "Pod/db-0", Container: "db", Rule: proxytest.RuleNoProxyGap, Message: "m3"}, uid: "uid-omega"},
+	}
+	var out bytes.Buffer
+	require.NoError(t, writeOpenReports(&out, findings))
+	m, err := proxytest.Parse(out.String())
+	require.NoError(t, err)
+	require.Len(t, m.Objects, 2)
+	for _, o := range m.Objects {
+		assert.Equal(t, "Report", o.Kind)
+		scope := o.Content["scope"].(map[string]any)
+		assert.Equal(t, "Pod", scope["kind"])
+		assert.Equal(t, "db-0", scope["name"])
+		assert.Equal(t, o.Namespace, scope["namespace"])
+		assert.Equal(t, "uid-"+o.Namespace, scope["uid"])
+		assert.Equal(t, "proxykit-uid-"+o.Namespace, o.Name)
+	}
+	alpha := m.FindIn("Report", "proxykit-uid-alpha", "alpha")
+	require.NotNil(t, alpha)
+	assert.Len(t, alpha.Content["results"], 2)
+	assert.Equal(t, map[string]any{"pass": float64(0), "fail": float64(2), "warn": float64(0), "error": float64(0), "skip": float64(0)}, alpha.Content["summary"])
+}

@@ -8,7 +8,7 @@
 //	proxykit check [-f VALUES]... [--set K=V]... [-o text|json] [FILE|-]
 //	proxykit explain --no-proxy LIST [--client NAME]... [-o text|json] TARGET...
 //	proxykit discover [--kubeconfig F] [--context C] [--capi-cluster NS/NAME] [-o yaml|json]
-//	proxykit audit [--kubeconfig F] [--context C] [-n NS | -A] [-f VALUES]... [-o text|json|policyreport]
+//	proxykit audit [--kubeconfig F] [--context C] [-n NS | -A] [-f VALUES]... [-o text|json|policyreport|openreports]
 //	proxykit inject [-f VALUES]... [--set K=V]... [-n NS] [--release NAME] [FILE|-]
 //
 // Exit status: 0 clean, 1 findings (check, audit), 2 bad input, usage or an

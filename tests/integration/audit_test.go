@@ -40,6 +40,8 @@ func TestAudit(t *testing.T) {
 	objects := newObjectClient(t, cp)
 	applyModuleCRDs(t, objects, "github.com/kyverno/kyverno", "kyverno", "config/crds/policyreport/*.yaml",
 		schema.GroupVersionKind{Group: "wgpolicyk8s.io", Version: "v1alpha2", Kind: "PolicyReport"})
+	applyModuleCRDs(t, objects, "github.com/openreports/reports-api", "kyverno", "config/crd/openreports.io_reports.yaml",
+		schema.GroupVersionKind{Group: "openreports.io", Version: "v1alpha1", Kind: "Report"})
 	for _, ns := range []string{"apps", "omega", "kube-system", fixture.Namespace} {
 		cp.ensureNamespace(t, ns)
 	}
@@ -184,6 +186,32 @@ func TestAudit(t *testing.T) {
 		}
 		assert.Equal(t, 8+2, results, "as many results as `-o json` has findings")
 		assert.Contains(t, out, "kind: Pod")
+	})
+
+	t.Run("-o openreports: a Report per Pod, scoped by UID, that the API server accepts", func(t *testing.T) {
+		code, out, stderr := cli(t, proxykitCLI(t), "audit", "--kubeconfig", cp.Kubeconfig, "-A", "-f", v2, "-o", "openreports")
+		assert.Equal(t, 1, code, stderr)
+		reports, err := proxytest.Parse(out)
+		require.NoError(t, err)
+		pods := map[string]bool{}
+		results := 0
+		for _, d := range reports.Objects {
+			ri, obj := objects.resource(t, d, "")
+			_, err := ri.Create(ctx, obj, metav1.CreateOptions{FieldValidation: "Strict"})
+			require.NoError(t, err, "the API server takes the report")
+			scope, _, err := unstructured.NestedStringMap(obj.Object, "scope")
+			require.NoError(t, err)
+			stored, err := cp.Client.CoreV1().Pods(scope["namespace"]).Get(ctx, scope["name"], metav1.GetOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, string(stored.UID), scope["uid"], "the report is scoped to the very Pod")
+			assert.Equal(t, d.Namespace, scope["namespace"])
+			pods[scope["namespace"]+"/"+scope["name"]] = true
+			items, _, err := unstructured.NestedSlice(obj.Object, "results")
+			require.NoError(t, err)
+			results += len(items)
+		}
+		assert.True(t, pods["apps/before"] && pods["omega/before"], "the two Pods named before have a report each: %v", pods)
+		assert.Equal(t, 8+2, results, "as many results as -o policyreport")
 	})
 
 	t.Run("bad input", func(t *testing.T) {
