@@ -1,0 +1,312 @@
+// Package audit checks the Pods of a live cluster with proxytest's rules: what
+// `proxykit audit` runs, for a Go program of your own (an operator, a report
+// controller). It reads through a kubernetes.Interface, so a fake clientset
+// serves its tests.
+//
+// missing-secret is judged against the Secrets and ConfigMaps that exist in
+// each Pod's namespace; with values that set the proxy, stale-proxy-env finds
+// Pods whose variables differ from what the library renders now. Pods, Secrets
+// and ConfigMaps are listed a page at a time, with no request per Pod.
+package audit
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/pager"
+	"sigs.k8s.io/yaml"
+
+	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/cluster"
+	"github.com/proxykit/proxykit/proxytest"
+)
+
+// SystemNamespaces are left out of an audit of every namespace.
+var SystemNamespaces = []string{"kube-system", "kube-public", "kube-node-lease"}
+
+// PageSize is how many Pods one list request returns; each page is checked with
+// the objects its Pods read, so memory holds one page and the Secrets' keys.
+const PageSize = 500
+
+// Options say what to audit.
+type Options struct {
+	// Namespace is the one to audit; "" audits every namespace but SystemNamespaces.
+	Namespace string
+	// Cluster holds the facts NO_PROXY must cover (from the values, or discover).
+	Cluster cluster.Facts
+	// Values are the library's values. With a proxy set, Check expects the
+	// variables they render and stale-proxy-env compares each Pod's with them;
+	// nil expects all six and judges no staleness.
+	Values map[string]any
+}
+
+// Finding is a proxytest Finding (its Namespace and Object "Pod/NAME" name the
+// Pod) with the Pod's UID and owner.
+type Finding struct {
+	proxytest.Finding
+	UID   string `json:"-"`
+	Owner string `json:"-"` // "Deployment/web" for a ReplicaSet's Pod, the controller's kind/name, else "Pod/NAME"
+}
+
+// Result is what Run found.
+type Result struct {
+	Findings []Finding
+	Pods     int // Pods checked
+}
+
+// auditor holds what one audit reads once.
+type auditor struct {
+	ctx       context.Context
+	client    kubernetes.Interface
+	cluster   cluster.Facts
+	variables []string
+	want      map[string]string // stale-proxy-env: name -> what the values render
+	owners    map[string]string // "namespace/ReplicaSet" -> "Deployment/name"
+}
+
+// Run audits the Pods that opts name. Errors come from the API server (a
+// missing permission names the resource) or from values the library rejects.
+func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Result, error) {
+	a := &auditor{ctx: ctx, client: client, cluster: opts.Cluster, owners: map[string]string{}}
+	if opts.Values != nil {
+		var err error
+		if a.variables, err = proxytest.VariablesFromValues(opts.Values); err != nil {
+			return nil, err
+		}
+		if a.variables != nil { // the values set a proxy: judge staleness against it
+			if a.want, err = renderedEnv(opts.Values); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sources, err := a.sources(opts.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	result := &Result{}
+	var page []corev1.Pod
+	check := func() error {
+		found, err := a.check(page, sources)
+		result.Findings = append(result.Findings, found...)
+		result.Pods += len(page)
+		page = page[:0]
+		return err
+	}
+	err = a.each(opts.Namespace, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return a.client.CoreV1().Pods(opts.Namespace).List(ctx, o)
+	}, func(obj runtime.Object) error {
+		page = append(page, *obj.(*corev1.Pod))
+		if len(page) == PageSize {
+			return check()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list Pods: %w", err)
+	}
+	if len(page) > 0 {
+		if err := check(); err != nil {
+			return nil, err
+		}
+	}
+	return result, nil
+}
+
+// each lists with client-go's pager, a page of PageSize at a time; across all
+// namespaces the API server leaves out the system ones, so their objects are
+// never read.
+func (a *auditor) each(namespace string, list pager.ListPageFunc, fn func(runtime.Object) error) error {
+	opts := metav1.ListOptions{}
+	if namespace == "" {
+		var skip []string
+		for _, ns := range SystemNamespaces {
+			skip = append(skip, "metadata.namespace!="+ns)
+		}
+		opts.FieldSelector = strings.Join(skip, ",")
+	}
+	p := pager.New(list)
+	p.PageSize = PageSize
+	return p.EachListItem(a.ctx, opts, fn)
+}
+
+// check runs Check (and CheckStale) on one page of Pods with the objects they read.
+func (a *auditor) check(pods []corev1.Pod, sources map[string]any) ([]Finding, error) {
+	objects := make([]any, 0, len(pods))
+	byName := map[string]corev1.Pod{}
+	needed := map[string]bool{}
+	for _, p := range pods {
+		p.APIVersion, p.Kind = "v1", "Pod"
+		p.ManagedFields = nil
+		objects = append(objects, p)
+		byName[p.Namespace+"/"+p.Name] = p
+		for _, ref := range podReferences(p) {
+			if key := p.Namespace + "/" + ref; !needed[key] {
+				needed[key] = true
+				if obj, ok := sources[key]; ok {
+					objects = append(objects, obj)
+				}
+			}
+		}
+	}
+	m, err := proxytest.FromObjects(objects...)
+	if err != nil {
+		return nil, err
+	}
+	m.Variables = a.variables
+	found := proxytest.Check(m, a.cluster)
+	if a.want != nil {
+		found = append(found, proxytest.CheckStale(m, a.want)...)
+	}
+	out := make([]Finding, 0, len(found))
+	for _, f := range found {
+		pod := byName[f.Namespace+"/"+strings.TrimPrefix(f.Object, "Pod/")]
+		out = append(out, Finding{Finding: f, UID: string(pod.UID), Owner: a.owner(pod)})
+	}
+	return out, nil
+}
+
+// owner names the workload a Pod belongs to: a ReplicaSet's Deployment, else the
+// Pod's controller, else the Pod. A ReplicaSet is read once, not once per Pod.
+func (a *auditor) owner(p corev1.Pod) string {
+	ref := metav1.GetControllerOf(&p)
+	if ref == nil {
+		return "Pod/" + p.Name
+	}
+	if ref.Kind != "ReplicaSet" {
+		return ref.Kind + "/" + ref.Name
+	}
+	key := p.Namespace + "/" + ref.Name
+	if o, ok := a.owners[key]; ok {
+		return o
+	}
+	o := "ReplicaSet/" + ref.Name
+	if rs, err := a.client.AppsV1().ReplicaSets(p.Namespace).Get(a.ctx, ref.Name, metav1.GetOptions{}); err == nil {
+		if d := metav1.GetControllerOf(rs); d != nil {
+			o = d.Kind + "/" + d.Name
+		}
+	}
+	a.owners[key] = o
+	return o
+}
+
+// sources reads the Secrets and ConfigMaps of namespace ("" for all), keyed
+// "namespace/Kind/name". A Secret keeps its keys and only the values of NO_PROXY
+// keys, which no-proxy-gap judges: no URL with credentials stays in memory.
+func (a *auditor) sources(namespace string) (map[string]any, error) {
+	out := map[string]any{}
+	err := a.each(namespace, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return a.client.CoreV1().Secrets(namespace).List(ctx, o)
+	}, func(obj runtime.Object) error {
+		s := obj.(*corev1.Secret)
+		data := map[string][]byte{}
+		for k, v := range s.Data {
+			if strings.Contains(strings.ToUpper(k), "NO_PROXY") {
+				data[k] = v
+			} else {
+				data[k] = nil
+			}
+		}
+		out[s.Namespace+"/Secret/"+s.Name] = corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
+			ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace}, Data: data}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list Secrets (missing-secret needs their keys): %w", err)
+	}
+	err = a.each(namespace, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		return a.client.CoreV1().ConfigMaps(namespace).List(ctx, o)
+	}, func(obj runtime.Object) error {
+		c := obj.(*corev1.ConfigMap)
+		out[c.Namespace+"/ConfigMap/"+c.Name] = corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Name: c.Name, Namespace: c.Namespace}, Data: c.Data}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list ConfigMaps (missing-secret needs their keys): %w", err)
+	}
+	return out, nil
+}
+
+// podReferences lists the Secrets and ConfigMaps a Pod's env reads, "Kind/name".
+func podReferences(p corev1.Pod) []string {
+	var refs []string
+	visit := func(env []corev1.EnvVar, from []corev1.EnvFromSource) {
+		for _, e := range env {
+			if e.ValueFrom == nil {
+				continue
+			}
+			if r := e.ValueFrom.SecretKeyRef; r != nil {
+				refs = append(refs, "Secret/"+r.Name)
+			}
+			if r := e.ValueFrom.ConfigMapKeyRef; r != nil {
+				refs = append(refs, "ConfigMap/"+r.Name)
+			}
+		}
+		for _, f := range from {
+			if f.SecretRef != nil {
+				refs = append(refs, "Secret/"+f.SecretRef.Name)
+			}
+			if f.ConfigMapRef != nil {
+				refs = append(refs, "ConfigMap/"+f.ConfigMapRef.Name)
+			}
+		}
+	}
+	for _, c := range append(append([]corev1.Container{}, p.Spec.InitContainers...), p.Spec.Containers...) {
+		visit(c.Env, c.EnvFrom)
+	}
+	for _, c := range p.Spec.EphemeralContainers {
+		visit(c.Env, c.EnvFrom)
+	}
+	return refs
+}
+
+// renderedEnv is what the library renders for the values, by name, values
+// resolved: the URLs of the proxy config for the variables that read the Secret.
+func renderedEnv(vals map[string]any) (map[string]string, error) {
+	config, err := proxykit.Include("proxykit.proxy.config", vals)
+	if err != nil {
+		return nil, err
+	}
+	var resolved map[string]string
+	if err := yaml.Unmarshal([]byte(config), &resolved); err != nil {
+		return nil, err
+	}
+	envYAML, err := proxykit.Include("proxykit.proxy.env", vals)
+	if err != nil {
+		return nil, err
+	}
+	var env []corev1.EnvVar
+	if err := yaml.Unmarshal([]byte(envYAML), &env); err != nil {
+		return nil, err
+	}
+	key := map[string]string{"HTTP_PROXY": "http", "HTTPS_PROXY": "https", "NO_PROXY": "noProxy"}
+	want := map[string]string{}
+	for _, e := range env {
+		if e.ValueFrom == nil {
+			want[e.Name] = e.Value
+		} else if k, ok := key[strings.ToUpper(e.Name)]; ok {
+			want[e.Name] = resolved[k]
+		}
+	}
+	return want, nil
+}
+
+// write is the one YAML stream writer of the report outputs.
+func write(w io.Writer, docs []any) error {
+	for _, d := range docs {
+		b, err := yaml.Marshal(d)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "---\n%s", b); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,130 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/proxykit/proxykit/cluster"
+	"github.com/proxykit/proxykit/proxytest"
+)
+
+var facts = cluster.Facts{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1"}
+
+func pod(name, ns, uid string, env ...corev1.EnvVar) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID(uid)},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "x", Env: env}}},
+	}
+}
+
+// proxyEnv is what an injected container has.
+func proxyEnv() []corev1.EnvVar {
+	var env []corev1.EnvVar
+	for _, name := range proxytest.ProxyVariables {
+		value := "http://proxy.corp.example:3128"
+		if name == "NO_PROXY" || name == "no_proxy" {
+			value = "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1"
+		}
+		env = append(env, corev1.EnvVar{Name: name, Value: value})
+	}
+	return env
+}
+
+// Two StatefulSets' db-0 in two namespaces, only one of them injected: the
+// audit names the Pod that lacks the proxy, with its own namespace and UID, in
+// every output. ("Kind/name" alone mixed them up.)
+func TestSameNamePodsInTwoNamespaces(t *testing.T) {
+	// omega's comes first in the listing: a lookup by name alone would find it
+	client := fake.NewSimpleClientset(pod("db-0", "omega", "uid-omega", proxyEnv()...), pod("db-0", "alpha", "uid-alpha"))
+	r, err := Run(context.Background(), client, Options{Cluster: facts})
+	require.NoError(t, err)
+	assert.Equal(t, 2, r.Pods)
+	require.Len(t, r.Findings, 1)
+	f := r.Findings[0]
+	assert.Equal(t, "alpha", f.Namespace)
+	assert.Equal(t, "Pod/db-0", f.Object)
+	assert.Equal(t, proxytest.RuleMissingProxyEnv, f.Rule)
+	assert.Equal(t, "uid-alpha", f.UID)
+
+	var out bytes.Buffer
+	require.NoError(t, WriteJSON(&out, r.Findings))
+	var decoded []map[string]string
+	require.NoError(t, json.Unmarshal(out.Bytes(), &decoded))
+	assert.Equal(t, "alpha", decoded[0]["namespace"])
+	reports := PolicyReports(r.Findings)
+	require.Len(t, reports, 1)
+	assert.Equal(t, "alpha", reports[0].Namespace)
+	assert.Equal(t, types.UID("uid-alpha"), reports[0].Results[0].Resources[0].UID)
+}
+
+// -o openreports: a Report per Pod, scoped by its UID: same-name Pods in two
+// namespaces get a report each, never one shared.
+func TestOpenReportsScopeEachPod(t *testing.T) {
+	client := fake.NewSimpleClientset(pod("db-0", "omega", "uid-omega"), pod("db-0", "alpha", "uid-alpha", corev1.EnvVar{Name: "HTTP_PROXY", Value: "http://p:1"}))
+	r, err := Run(context.Background(), client, Options{Cluster: facts})
+	require.NoError(t, err)
+	reports := OpenReports(r.Findings)
+	require.Len(t, reports, 2)
+	for _, rep := range reports {
+		assert.Equal(t, "Pod", rep.Scope.Kind)
+		assert.Equal(t, "db-0", rep.Scope.Name)
+		assert.Equal(t, rep.Namespace, rep.Scope.Namespace)
+		assert.Equal(t, types.UID("uid-"+rep.Namespace), rep.Scope.UID)
+		assert.Equal(t, "proxykit-uid-"+rep.Namespace, rep.Name)
+		assert.Equal(t, len(rep.Results), rep.Summary.Fail)
+	}
+	var out bytes.Buffer
+	require.NoError(t, WriteOpenReports(&out, r.Findings))
+	m, err := proxytest.Parse(out.String())
+	require.NoError(t, err)
+	assert.Len(t, m.Objects, 2)
+}
+
+// missing-secret is judged against what exists in the Pod's namespace; the
+// owner of a ReplicaSet's Pods is its Deployment, read once; stale-proxy-env
+// compares with the values.
+func TestSecretsOwnersAndStaleness(t *testing.T) {
+	isController := true
+	deployment := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "apps", UID: "d1"}}
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-5d8f", Namespace: "apps",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: "d1", Controller: &isController}}}}
+	secretRef := func(name, secret string) corev1.EnvVar {
+		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: "HTTP_PROXY"}}}
+	}
+	web := pod("web-5d8f-a", "apps", "u1", proxyEnv()...)
+	web.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web-5d8f", UID: "rs1", Controller: &isController}}
+	wrong := pod("wrong", "apps", "u2", secretRef("HTTP_PROXY", "nope"))
+	other := pod("elsewhere", "team", "u3", secretRef("HTTP_PROXY", "proxy"))
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "proxy", Namespace: "apps"}, Data: map[string][]byte{"HTTP_PROXY": []byte("http://p:1")}}
+	client := fake.NewSimpleClientset(deployment, rs, web, wrong, other, secret)
+
+	values := map[string]any{"proxy": map[string]any{"http": "http://proxy.corp.example:3128", "https": "http://proxy.corp.example:3128"},
+		"cluster": map[string]any{"podCIDRs": []any{"10.244.0.0/16", "10.245.0.0/16"}, "serviceCIDRs": []any{"10.96.0.0/12"}, "apiServer": "10.96.0.1", "metadataEndpoints": false}}
+	r, err := Run(context.Background(), client, Options{Cluster: facts, Values: values})
+	require.NoError(t, err)
+	got := map[string][]string{}
+	owners := map[string]string{}
+	for _, f := range r.Findings {
+		got[f.Namespace+"/"+f.Object] = append(got[f.Namespace+"/"+f.Object], f.Rule)
+		owners[f.Namespace+"/"+f.Object] = f.Owner
+	}
+	assert.Contains(t, got["apps/Pod/wrong"], proxytest.RuleMissingSecret)
+	assert.Contains(t, got["team/Pod/elsewhere"], proxytest.RuleMissingSecret, "a Secret of another namespace does not count")
+	assert.Equal(t, []string{proxytest.RuleStaleProxyEnv}, got["apps/Pod/web-5d8f-a"], "the values added a network since")
+	assert.Equal(t, "Deployment/web", owners["apps/Pod/web-5d8f-a"])
+
+	var out bytes.Buffer
+	WriteText(&out, r)
+	assert.Contains(t, out.String(), "apps/Deployment/web:\n  container app: stale-proxy-env:")
+	assert.Contains(t, out.String(), "3 Pods checked")
+}

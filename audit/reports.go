@@ -1,0 +1,181 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	openreportsv1alpha1 "github.com/openreports/reports-api/apis/openreports.io/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/proxykit/proxykit/proxytest"
+)
+
+// PolicyReport is a wgpolicyk8s.io/v1alpha2 PolicyReport, the format Kyverno's
+// reports and Policy Reporter read (no module this project reaches serves its
+// Go types; a test applies these to an API server with the CRD, strictly).
+type PolicyReport struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata"`
+	Summary           openreportsv1alpha1.ReportSummary `json:"summary"`
+	Results           []PolicyReportResult              `json:"results"`
+}
+
+// PolicyReportResult is one finding of a PolicyReport.
+type PolicyReportResult struct {
+	Source    string                   `json:"source"`
+	Policy    string                   `json:"policy"`
+	Rule      string                   `json:"rule"`
+	Result    string                   `json:"result"`
+	Scored    bool                     `json:"scored"`
+	Message   string                   `json:"message"`
+	Timestamp metav1.Timestamp         `json:"timestamp"`
+	Resources []corev1.ObjectReference `json:"resources"`
+}
+
+func (f Finding) message() string {
+	if f.Container != "" {
+		return "container " + f.Container + ": " + f.Message
+	}
+	return f.Message
+}
+
+func (f Finding) pod() *corev1.ObjectReference {
+	return &corev1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: f.Namespace, Name: strings.TrimPrefix(f.Object, "Pod/"), UID: types.UID(f.UID)}
+}
+
+var managedBy = map[string]string{"app.kubernetes.io/managed-by": "proxykit"}
+
+// PolicyReports are the findings as one PolicyReport per namespace
+// (proxykit-audit; policy proxykit, rule the finding's, result fail, the Pod as
+// resource), sorted by namespace.
+func PolicyReports(findings []Finding) []PolicyReport {
+	now := metav1.Timestamp{Seconds: time.Now().Unix()}
+	byNamespace := map[string]*PolicyReport{}
+	for _, f := range findings {
+		r, ok := byNamespace[f.Namespace]
+		if !ok {
+			r = &PolicyReport{TypeMeta: metav1.TypeMeta{APIVersion: "wgpolicyk8s.io/v1alpha2", Kind: "PolicyReport"},
+				ObjectMeta: metav1.ObjectMeta{Name: "proxykit-audit", Namespace: f.Namespace, Labels: managedBy}}
+			byNamespace[f.Namespace] = r
+		}
+		r.Results = append(r.Results, PolicyReportResult{Source: "proxykit", Policy: "proxykit", Rule: f.Rule, Result: "fail", Scored: true,
+			Message: f.message(), Timestamp: now, Resources: []corev1.ObjectReference{*f.pod()}})
+		r.Summary.Fail++
+	}
+	namespaces := make([]string, 0, len(byNamespace))
+	for ns := range byNamespace {
+		namespaces = append(namespaces, ns)
+	}
+	sort.Strings(namespaces)
+	out := make([]PolicyReport, 0, len(namespaces))
+	for _, ns := range namespaces {
+		out = append(out, *byNamespace[ns])
+	}
+	return out
+}
+
+// OpenReports are the findings as one openreports.io/v1alpha1 Report per Pod (the
+// format Kyverno and Kubewarden move to), each scoped to its Pod by UID and named
+// proxykit-<UID>: two Pods of one name in two namespaces never share one, and a
+// later audit's report replaces this one.
+func OpenReports(findings []Finding) []openreportsv1alpha1.Report {
+	now := metav1.Timestamp{Seconds: time.Now().Unix()}
+	var out []openreportsv1alpha1.Report
+	at := map[string]int{}
+	for _, f := range findings {
+		key := f.Namespace + "/" + f.Object + "/" + f.UID
+		i, ok := at[key]
+		if !ok {
+			pod := f.pod()
+			name := f.UID
+			if name == "" {
+				name = pod.Name
+			}
+			i = len(out)
+			at[key] = i
+			out = append(out, openreportsv1alpha1.Report{
+				TypeMeta:   metav1.TypeMeta{APIVersion: "openreports.io/v1alpha1", Kind: "Report"},
+				ObjectMeta: metav1.ObjectMeta{Name: truncate("proxykit-"+name, 253), Namespace: f.Namespace, Labels: managedBy},
+				Source:     "proxykit", Scope: pod})
+		}
+		out[i].Results = append(out[i].Results, openreportsv1alpha1.ReportResult{Source: "proxykit", Policy: "proxykit", Rule: f.Rule,
+			Result: "fail", Scored: true, Description: f.message(), Timestamp: now})
+		out[i].Summary.Fail++
+	}
+	return out
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// WritePolicyReports prints PolicyReports as YAML documents, for kubectl apply -f -.
+func WritePolicyReports(w io.Writer, findings []Finding) error {
+	var docs []any
+	for _, r := range PolicyReports(findings) {
+		docs = append(docs, r)
+	}
+	return write(w, docs)
+}
+
+// WriteOpenReports prints OpenReports as YAML documents, for kubectl apply -f -.
+func WriteOpenReports(w io.Writer, findings []Finding) error {
+	var docs []any
+	for _, r := range OpenReports(findings) {
+		docs = append(docs, r)
+	}
+	return write(w, docs)
+}
+
+// WriteJSON prints [{"namespace","object","container","rule","message"}].
+func WriteJSON(w io.Writer, findings []Finding) error {
+	rows := make([]proxytest.Finding, 0, len(findings))
+	for _, f := range findings {
+		rows = append(rows, f.Finding)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rows)
+}
+
+// WriteText groups findings by owner: the Pods of one Deployment share a line.
+func WriteText(w io.Writer, r *Result) {
+	type line struct{ namespace, owner, text string }
+	podsOf := map[line][]string{}
+	var order []line
+	for _, f := range r.Findings {
+		where := f.Rule + ": " + f.Message
+		if f.Container != "" {
+			where = "container " + f.Container + ": " + where
+		}
+		l := line{f.Namespace, f.Owner, where}
+		if _, ok := podsOf[l]; !ok {
+			order = append(order, l)
+		}
+		podsOf[l] = append(podsOf[l], strings.TrimPrefix(f.Object, "Pod/"))
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		if order[i].namespace != order[j].namespace {
+			return order[i].namespace < order[j].namespace
+		}
+		return order[i].owner < order[j].owner
+	})
+	last := ""
+	for _, l := range order {
+		if head := l.namespace + " " + l.owner; head != last {
+			fmt.Fprintf(w, "%s/%s:\n", l.namespace, l.owner)
+			last = head
+		}
+		fmt.Fprintf(w, "  %s (Pods: %s)\n", l.text, strings.Join(podsOf[l], ", "))
+	}
+	fmt.Fprintf(w, "%d Pods checked, %d findings\n", r.Pods, len(r.Findings))
+}
