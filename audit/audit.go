@@ -158,8 +158,7 @@ func (a *auditor) check(pods []corev1.Pod, sources map[string]any) ([]Finding, e
 	if err != nil {
 		return nil, err
 	}
-	m.Variables = a.variables
-	found := proxytest.Check(m, a.cluster)
+	found := proxytest.Check(m, a.cluster, proxytest.ExpectVariables(a.variables))
 	if a.want != nil {
 		found = append(found, proxytest.CheckStale(m, a.want)...)
 	}

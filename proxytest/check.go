@@ -76,6 +76,22 @@ func AssertProxyReady(t testing.TB, m *Manifests, c Cluster, opts ...AssertOptio
 	}
 }
 
+// CheckOption states what Check expects, instead of what the render says.
+type CheckOption func(*checkOptions)
+
+type checkOptions struct {
+	variables    []string
+	variablesSet bool
+}
+
+// ExpectVariables is the proxy variables every container must have, in the
+// order of ProxyVariables; nil expects all six. Without it Check expects
+// m.Variables: what the library rendered for a Render, all six after Parse. For
+// manifests from Parse or FromObjects, pass VariablesFromValues of their values.
+func ExpectVariables(names []string) CheckOption {
+	return func(o *checkOptions) { o.variables, o.variablesSet = names, true }
+}
+
 // listNames say where a container that is not in `containers` sits.
 var listNames = map[string]string{"initContainers": "init container", "ephemeralContainers": "ephemeral container"}
 
@@ -84,7 +100,15 @@ var listNames = map[string]string{"initContainers": "init container", "ephemeral
 // same manifests, and NO_PROXY judged with golang.org/x/net/http/httpproxy. It
 // gives at most one finding per container and rule. Containers that opt out
 // (OptedOut) get no missing-proxy-env finding; every other rule still applies.
-func Check(m *Manifests, c Cluster) []Finding {
+func Check(m *Manifests, c Cluster, opts ...CheckOption) []Finding {
+	var o checkOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	expected := m.Variables
+	if o.variablesSet {
+		expected = o.variables
+	}
 	var findings []Finding
 	targets := c.Targets()
 	type judgement struct {
@@ -107,7 +131,7 @@ func Check(m *Manifests, c Cluster) []Finding {
 		for _, name := range ProxyVariables {
 			v, ok := env.vars[name]
 			switch {
-			case !ok && (m.Variables == nil || slices.Contains(m.Variables, name)):
+			case !ok && (expected == nil || slices.Contains(expected, name)):
 				missing = append(missing, name)
 			case !ok: // not rendered for these values (no https proxy, say): nothing to judge
 			case v.missing != "":
@@ -280,10 +304,14 @@ func objectData(m *Manifests, kind, name, namespace string) (map[string]string, 
 	return out, true
 }
 
-// userInfoURL is a URL of any scheme (http, https, socks5, socks5h, ...) with
-// user-info: anything but "/", "@" and blanks between "://" and an "@" that a
-// host follows. Quotes count: a password may hold them.
-var userInfoURL = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^/\s@]*@[^\s/@]`)
+// UserInfoURL matches the start of a URL of any scheme (http, https, socks5,
+// socks5h, ...) with user-info: the scheme, "://", then anything but "/", "@" and
+// blanks up to an "@". Quotes count: a password may hold them. It is the one
+// pattern that finds user-info (credentials-exposed) and hides it (RedactUserInfo).
+var UserInfoURL = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]*@`)
+
+// RedactUserInfo replaces the user-info of every URL in s with "***".
+func RedactUserInfo(s string) string { return UserInfoURL.ReplaceAllString(s, "${1}***@") }
 
 func hasUserInfo(s string) bool {
 	for _, field := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
@@ -291,7 +319,7 @@ func hasUserInfo(s string) bool {
 			return true
 		}
 	}
-	return userInfoURL.MatchString(s)
+	return UserInfoURL.MatchString(s)
 }
 
 // credentialsOutsideSecrets finds URLs with user-info in any object that is not a Secret.
@@ -301,7 +329,7 @@ func credentialsOutsideSecrets(m *Manifests) []Finding {
 		if o.Kind == "Secret" {
 			continue
 		}
-		if text := fmt.Sprint(o.Content); userInfoURL.MatchString(text) {
+		if text := fmt.Sprint(o.Content); UserInfoURL.MatchString(text) {
 			out = append(out, Finding{Namespace: m.namespaceOf(o), Object: o.ID(), Rule: RuleCredentialsExposed,
 				Message: "holds a URL with user-info; proxy credentials belong in a Secret"})
 		}

@@ -248,3 +248,21 @@ func (r *recordingT) Errorf(format string, args ...any) {
 	r.errors = append(r.errors, fmt.Sprintf(format, args...))
 }
 func (r *recordingT) Helper() {}
+
+// Check's expectations can be given explicitly, not through m.Variables.
+func TestCheckExpectVariables(t *testing.T) {
+	only := "- {name: HTTP_PROXY, value: http://proxy:3128}\n- {name: NO_PROXY, value: \"" + goodNoProxy + "\"}\n- {name: http_proxy, value: http://proxy:3128}\n- {name: no_proxy, value: \"" + goodNoProxy + "\"}"
+	m, err := Parse(pod(only, ""))
+	require.NoError(t, err)
+	assert.Equal(t, []string{RuleMissingProxyEnv}, rules(Check(m, testCluster)), "after Parse, all six are expected")
+	assert.Empty(t, Check(m, testCluster, ExpectVariables([]string{"HTTP_PROXY", "NO_PROXY", "http_proxy", "no_proxy"})), "no https proxy set")
+	assert.Empty(t, m.Variables, "the manifests are left as they are")
+}
+
+// One pattern finds and hides user-info, in any scheme.
+func TestRedactUserInfo(t *testing.T) {
+	assert.Equal(t, "proxy http://***@proxy:3128 and socks5://***@s:1080, not http://host/p@x",
+		RedactUserInfo("proxy http://u:Zq'x@proxy:3128 and socks5://a@s:1080, not http://host/p@x"))
+	assert.True(t, hasUserInfo("HTTP_PROXY=http://u:p@proxy:3128"))
+	assert.False(t, hasUserInfo("http://proxy:3128/path@x"))
+}

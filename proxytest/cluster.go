@@ -32,8 +32,9 @@ func ClusterFromValues(values map[string]any) (Cluster, error) {
 
 // VariablesFromValues lists the proxy variables the library renders for these
 // values, in the order of ProxyVariables, as Manifests.Variables holds them for a
-// render; nil when the proxy is off. Set it on manifests from Parse, so that Check
-// expects what the library emits (no HTTPS_PROXY when no https proxy is set).
+// render; nil when the proxy is off. Pass it to Check as ExpectVariables for
+// manifests from Parse or FromObjects, so that Check expects what the library
+// emits (no HTTPS_PROXY when no https proxy is set).
 func VariablesFromValues(values map[string]any) ([]string, error) {
 	out, err := proxykit.Include("proxykit.proxy.env", values)
 	if err != nil {

@@ -72,10 +72,11 @@ func runCheck(v *valueFlags, output, namespace string, args []string, stdin io.R
 			"pass the cluster's values with -f (cluster.podCIDRs, cluster.serviceCIDRs; `proxykit discover` reads them from a cluster), " +
 			"or --set cluster.requireNetworks=false to check without them")
 	}
-	if m.Variables, err = proxytest.VariablesFromValues(vals); err != nil {
+	variables, err := proxytest.VariablesFromValues(vals)
+	if err != nil {
 		return usagef("%v", err)
 	}
-	findings := proxytest.Check(m, cluster)
+	findings := proxytest.Check(m, cluster, proxytest.ExpectVariables(variables))
 	if output == "json" {
 		if findings == nil {
 			findings = []proxytest.Finding{}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proxykit/proxykit/noproxy"
+	"github.com/proxykit/proxykit/proxytest"
 )
 
 // runExplain prints, per target and client, whether the request goes direct or
@@ -101,7 +101,5 @@ func clientList() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// userInfo is the user-info of a URL: nothing that looks like a password is echoed.
-var userInfo = regexp.MustCompile(`://[^/\s@]*@`)
-
-func redactUserInfo(s string) string { return userInfo.ReplaceAllString(s, "://***@") }
+// redactUserInfo hides user-info: nothing that looks like a password is echoed.
+func redactUserInfo(s string) string { return proxytest.RedactUserInfo(s) }
