@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/net/http/httpproxy"
+	"github.com/proxykit/proxykit/noproxy"
 )
 
 // The rules of Check, as Finding.Rule names them.
@@ -22,7 +22,6 @@ const (
 	RuleCredentialsExposed          = "credentials-exposed"             // a proxy URL with user-info outside a Secret
 	RuleMissingSecret               = "missing-secret"                  // a proxy variable reads an object the manifests lack
 
-	proxyProbe               = "http://proxy.proxytest.invalid:3128"
 	publicHostsAreNotCovered = "https://example.com,https://api.github.com,http://93.184.216.34,http://[2606:2800:220:1::1]"
 )
 
@@ -339,14 +338,10 @@ func credentialsOutsideSecrets(m *Manifests) []Finding {
 
 // noProxyGaps lists the targets that Go's proxy selection sends to the proxy.
 func noProxyGaps(noProxy string, targets []string) []string {
-	proxyFor := (&httpproxy.Config{HTTPProxy: proxyProbe, HTTPSProxy: proxyProbe, NoProxy: noProxy}).ProxyFunc()
+	proxied := noproxy.GoProxied(noProxy)
 	var gaps []string
 	for _, target := range targets {
-		u, err := url.Parse(target)
-		if err != nil {
-			continue
-		}
-		if p, err := proxyFor(u); err == nil && p != nil {
+		if u, err := url.Parse(target); err == nil && proxied(u) {
 			gaps = append(gaps, target)
 		}
 	}
@@ -362,19 +357,11 @@ func bypassesPublicHosts(noProxy string) string {
 	}
 	hosts := strings.Split(publicHostsAreNotCovered, ",")
 	sort.Strings(hosts)
+	proxied := noproxy.GoProxied(noProxy)
 	for _, target := range hosts {
-		if !proxied(noProxy, target) {
+		if u, err := url.Parse(target); err == nil && !proxied(u) {
 			return target
 		}
 	}
 	return ""
-}
-
-func proxied(noProxy, target string) bool {
-	u, err := url.Parse(target)
-	if err != nil {
-		return false
-	}
-	p, err := (&httpproxy.Config{HTTPProxy: proxyProbe, HTTPSProxy: proxyProbe, NoProxy: noProxy}).ProxyFunc()(u)
-	return err == nil && p != nil
 }
