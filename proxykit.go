@@ -81,6 +81,16 @@ func Include(helper string, values map[string]any) (string, error) {
 	return includeWith(`{{ include "`+helper+`" (dict "context" $) }}`, values)
 }
 
+// IncludeValue renders a library helper that takes a value rather than (dict
+// "context" $), such as proxykit.java.nonProxyHosts (a NO_PROXY string) or
+// proxykit.url.split (a URL): what `include HELPER VALUE` gives.
+func IncludeValue(helper string, value any) (string, error) {
+	if !helperName.MatchString(helper) {
+		return "", fmt.Errorf("proxykit: %q is not a proxykit helper name", helper)
+	}
+	return includeWith(`{{ include "`+helper+`" .Values.value }}`, map[string]any{"value": value})
+}
+
 // includeWith renders one template against the library, with values as the
 // consuming chart's values, and returns its output.
 func includeWith(template string, values map[string]any) (string, error) {

@@ -1,6 +1,8 @@
 package noproxy
 
 import (
+	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -8,11 +10,36 @@ import (
 	"github.com/proxykit/proxykit"
 )
 
+// JavaSkipped is a NO_PROXY entry the JVM's http.nonProxyHosts cannot express,
+// and why.
+type JavaSkipped struct {
+	Entry  string `json:"entry"`
+	Reason string `json:"reason"`
+}
+
+// JavaNonProxyHosts translates a NO_PROXY value to the JVM's http.nonProxyHosts
+// with the library's proxykit.java.nonProxyHosts, the translation that
+// JAVA_TOOL_OPTIONS carries: "|"-separated patterns, and the entries left out.
+func JavaNonProxyHosts(noProxy string) (string, []JavaSkipped, error) {
+	out, err := proxykit.IncludeValue("proxykit.java.nonProxyHosts", noProxy)
+	if err != nil {
+		return "", nil, err
+	}
+	var parsed struct {
+		NonProxyHosts string        `json:"nonProxyHosts"`
+		Skipped       []JavaSkipped `json:"skipped"`
+	}
+	if err := json.Unmarshal([]byte(out), &parsed); err != nil {
+		return "", nil, fmt.Errorf("noproxy: read proxykit.java.nonProxyHosts: %w", err)
+	}
+	return parsed.NonProxyHosts, parsed.Skipped, nil
+}
+
 // javaTranslation is a NO_PROXY as the JVM receives it from proxykit: the
 // library's translation to http.nonProxyHosts, compiled.
 type javaTranslation struct {
 	nonProxyHosts string
-	skipped       []proxykit.JavaSkipped
+	skipped       []JavaSkipped
 	patterns      []javaPattern
 }
 
@@ -29,7 +56,7 @@ func translateForJava(noProxy string) (*javaTranslation, error) {
 	if cached, ok := javaTranslations.Load(noProxy); ok {
 		return cached.(*javaTranslation), nil
 	}
-	hosts, skipped, err := proxykit.JavaNonProxyHosts(noProxy)
+	hosts, skipped, err := JavaNonProxyHosts(noProxy)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +117,7 @@ func javaDecide(patterns []javaPattern, t target) (bool, string) {
 // JavaNotExpressed lists the entries of noProxy that the JVM's http.nonProxyHosts
 // cannot express (an IPv6 CIDR, an entry with a port), each with the reason: the
 // JVM sends those hosts through the proxy where Go goes direct.
-func JavaNotExpressed(noProxy string) ([]proxykit.JavaSkipped, error) {
+func JavaNotExpressed(noProxy string) ([]JavaSkipped, error) {
 	tr, err := translateForJava(noProxy)
 	if err != nil {
 		return nil, err

@@ -19,7 +19,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/noproxy"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
@@ -146,7 +145,7 @@ cluster: {podCIDRs: [10.244.0.0/16, "fd00:10:244::/56"], serviceCIDRs: [10.96.0.
 
 // javaNonProxyHosts is the library's translation of a NO_PROXY for the JVM.
 func javaNonProxyHosts(t *testing.T, noProxy string) string {
-	hosts, _, err := proxykit.JavaNonProxyHosts(noProxy)
+	hosts, _, err := noproxy.JavaNonProxyHosts(noProxy)
 	require.NoError(t, err)
 	return hosts
 }
