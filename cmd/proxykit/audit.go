@@ -18,7 +18,7 @@ type auditOptions struct {
 	kube   *genericclioptions.ConfigFlags
 	values *valueFlags
 	all    bool
-	output string
+	output *choiceFlag
 
 	stdout, stderr io.Writer
 }
@@ -33,7 +33,8 @@ func newAuditCmd(stdout, stderr io.Writer) *cobra.Command {
 	o.kube = clusterFlags(cmd)
 	cmd.Flags().BoolVarP(&o.all, "all-namespaces", "A", false, "every namespace but kube-system, kube-public and kube-node-lease")
 	o.values = addValueFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "text, json, policyreport (wgpolicyk8s.io, a report per namespace) or openreports (openreports.io, a report per Pod)")
+	o.output = addOutputFlag(cmd.Flags(), "text, json, policyreport (wgpolicyk8s.io, a report per namespace) or openreports (openreports.io, a report per Pod)",
+		"text", "json", "policyreport", "openreports")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if err := o.validate(cmd); err != nil {
 			return err
@@ -44,10 +45,8 @@ func newAuditCmd(stdout, stderr io.Writer) *cobra.Command {
 }
 
 func (o *auditOptions) validate(cmd *cobra.Command) error {
-	switch o.output {
-	case "text", "json", "policyreport", "openreports":
-	default:
-		return usagef("-o: %q is not one of text, json, policyreport, openreports", o.output)
+	if err := o.output.validate(); err != nil {
+		return err
 	}
 	if o.all && cmd.Flags().Changed("namespace") {
 		return usagef("-n and -A: name one namespace, or all")
@@ -99,7 +98,7 @@ func (o *auditOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	switch o.output {
+	switch o.output.value {
 	case "json":
 		err = audit.WriteJSON(o.stdout, result.Findings)
 	case "policyreport":

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -15,9 +14,20 @@ import (
 // and /dev/zero or a wrong pipe must end in an error, not a read that never ends.
 const maxManifests = 64 << 20
 
-// runCheck reads rendered manifests from FILE or standard input ("-" or none)
-// and prints proxytest.Check's findings; cluster facts come from the values.
+// checkOptions are the flags of `proxykit check`, which reads rendered manifests
+// from FILE or standard input ("-" or none) and prints proxytest.Check's findings;
+// cluster facts come from the values.
+type checkOptions struct {
+	values    *valueFlags
+	output    *choiceFlag
+	namespace string
+	args      []string
+	stdin     io.Reader
+	stdout    io.Writer
+}
+
 func newCheckCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	o := &checkOptions{stdin: stdin, stdout: stdout}
 	cmd := &cobra.Command{
 		Use:   "check [-f VALUES]... [--set K=V]... [--chart DIR] [-n NS] [-o text|json] [FILE|-]",
 		Short: "check rendered manifests (helm template ... | proxykit check -f v.yaml -)",
@@ -28,20 +38,23 @@ func newCheckCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 			return nil
 		},
 	}
-	v := addValueFlags(cmd.Flags())
-	output := cmd.Flags().StringP("output", "o", "text", "text or json")
-	namespace := cmd.Flags().StringP("namespace", "n", "", "the release namespace, where objects without one are (default $HELM_NAMESPACE): release-service-proxied then judges name.namespace too")
-	cmd.Flags().StringVar(&v.chart, "chart", "", "the chart the manifests were rendered from: its values.yaml (and its subcharts' defaults) under -f and --set, as helm template reads them")
+	o.values = addValueFlags(cmd.Flags())
+	o.output = addOutputFlag(cmd.Flags(), "text or json", "text", "json")
+	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "", "the release namespace, where objects without one are (default $HELM_NAMESPACE): release-service-proxied then judges name.namespace too")
+	cmd.Flags().StringVar(&o.values.chart, "chart", "", "the chart the manifests were rendered from: its values.yaml (and its subcharts' defaults) under -f and --set, as helm template reads them")
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
-		return runCheck(v, *output, firstOf(*namespace, os.Getenv("HELM_NAMESPACE")), args, stdin, stdout)
+		o.args = args
+		o.namespace = firstOf(o.namespace, os.Getenv("HELM_NAMESPACE"))
+		if err := o.output.validate(); err != nil {
+			return err
+		}
+		return o.run()
 	}
 	return cmd
 }
 
-func runCheck(v *valueFlags, output, namespace string, args []string, stdin io.Reader, stdout io.Writer) error {
-	if output != "text" && output != "json" {
-		return usagef("-o: %q is not one of text, json", output)
-	}
+func (o *checkOptions) run() error {
+	v, namespace, args, stdin, stdout := o.values, o.namespace, o.args, o.stdin, o.stdout
 	file := ""
 	if len(args) == 1 {
 		file = args[0]
@@ -77,13 +90,8 @@ func runCheck(v *valueFlags, output, namespace string, args []string, stdin io.R
 		return usagef("%v", err)
 	}
 	findings := proxytest.Check(m, cluster, proxytest.ExpectVariables(variables))
-	if output == "json" {
-		if findings == nil {
-			findings = []proxytest.Finding{}
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(findings); err != nil {
+	if o.output.value == "json" {
+		if err := printJSON(stdout, findings); err != nil {
 			return err
 		}
 	} else {

@@ -27,11 +27,11 @@ func newDiscoverCmd(stdout, stderr io.Writer) *cobra.Command {
 		Args:  noArgs,
 	}
 	kube := clusterFlags(cmd)
-	output := cmd.Flags().StringP("output", "o", "yaml", "yaml (a values file for -f) or json")
+	output := addOutputFlag(cmd.Flags(), "yaml (a values file for -f) or json", "yaml", "json")
 	capi := cmd.Flags().String("capi-cluster", "", "NAMESPACE/NAME of a Cluster API Cluster: the workload cluster's facts, from a management cluster")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if *output != "yaml" && *output != "json" {
-			return usagef("-o: %q is not one of yaml, json", *output)
+		if err := output.validate(); err != nil {
+			return err
 		}
 		config, err := kube.ToRESTConfig()
 		if err != nil {
@@ -41,10 +41,8 @@ func newDiscoverCmd(stdout, stderr io.Writer) *cobra.Command {
 		if res == nil { // unreachable, or --capi-cluster names no Cluster
 			return usagef("%v", err)
 		}
-		if *output == "json" {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(res); err != nil {
+		if output.value == "json" {
+			if err := printJSON(stdout, res); err != nil {
 				return err
 			}
 		} else {

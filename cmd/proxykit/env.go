@@ -18,25 +18,36 @@ var envFormats = map[string]string{
 	"systemd": "proxykit.systemd.dropIn",
 }
 
-// runEnv prints the resolved proxy variables themselves (credentials included:
-// this is for the machine that needs them), both cases, as nodes get them.
+// envOptions are the flags of `proxykit env`, which prints the resolved proxy
+// variables themselves (credentials included: this is for the machine that needs
+// them), both cases, as nodes get them.
+type envOptions struct {
+	values *valueFlags
+	format *choiceFlag
+	stdout io.Writer
+}
+
 func newEnvCmd(stdout io.Writer) *cobra.Command {
+	o := &envOptions{stdout: stdout}
 	cmd := &cobra.Command{
 		Use:   "env [-f VALUES]... [--set K=V]... [--format dotenv|shell|systemd|yaml]",
 		Short: "the proxy variables, for VMs, CI runners and systemd",
 		Args:  noArgs,
 	}
-	v := addValueFlags(cmd.Flags())
-	format := cmd.Flags().String("format", "dotenv", "dotenv, shell, systemd or yaml")
-	cmd.RunE = func(*cobra.Command, []string) error { return runEnv(v, *format, stdout) }
+	o.values = addValueFlags(cmd.Flags())
+	o.format = addChoiceFlag(cmd.Flags(), "format", "dotenv, shell, systemd or yaml", "dotenv", "shell", "systemd", "yaml")
+	cmd.RunE = func(*cobra.Command, []string) error {
+		if err := o.format.validate(); err != nil {
+			return err
+		}
+		return o.run()
+	}
 	return cmd
 }
 
-func runEnv(v *valueFlags, format string, stdout io.Writer) error {
-	helper, ok := envFormats[format]
-	if !ok {
-		return usagef("--format: %q is not one of dotenv, shell, systemd, yaml", format)
-	}
+func (o *envOptions) run() error {
+	format, v, stdout := o.format.value, o.values, o.stdout
+	helper := envFormats[format]
 	out, err := include(v, helper)
 	if err != nil {
 		return err

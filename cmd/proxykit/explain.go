@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -14,32 +13,52 @@ import (
 	"github.com/proxykit/proxykit/proxytest"
 )
 
-// runExplain prints, per target and client, whether the request goes direct or
-// through the proxy under --no-proxy, and the entry that decided.
+// explainOptions are the flags of `proxykit explain`, which prints, per target and
+// client, whether the request goes direct or through the proxy under --no-proxy,
+// and the entry that decided.
+type explainOptions struct {
+	noProxy     string
+	noProxySet  bool
+	clientNames []string
+	output      *choiceFlag
+	targets     []string
+	stdout      io.Writer
+}
+
 func newExplainCmd(stdout io.Writer) *cobra.Command {
+	o := &explainOptions{stdout: stdout}
 	cmd := &cobra.Command{
 		Use:   "explain --no-proxy LIST [--client NAME]... [-o text|json] TARGET...",
 		Short: "per target and client: direct or through the proxy, and the entry that matched",
 	}
-	list := cmd.Flags().String("no-proxy", "", "the NO_PROXY value to judge (required)")
-	clientNames := cmd.Flags().StringArray("client", nil, clientList()+" (repeatable; default: all)")
-	output := cmd.Flags().StringP("output", "o", "text", "text or json")
+	cmd.Flags().StringVar(&o.noProxy, "no-proxy", "", "the NO_PROXY value to judge (required)")
+	cmd.Flags().StringArrayVar(&o.clientNames, "client", nil, clientList()+" (repeatable; default: all)")
+	o.output = addOutputFlag(cmd.Flags(), "text or json", "text", "json")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		return runExplain(cmd.Flags().Changed("no-proxy"), *list, *clientNames, *output, args, stdout)
+		o.noProxySet, o.targets = cmd.Flags().Changed("no-proxy"), args
+		if err := o.validate(); err != nil {
+			return err
+		}
+		return o.run()
 	}
 	return cmd
 }
 
-func runExplain(listSet bool, list string, clientNames []string, output string, targets []string, stdout io.Writer) error {
-	if !listSet {
+func (o *explainOptions) validate() error {
+	if !o.noProxySet {
 		return usagef("--no-proxy is required (the NO_PROXY value to judge; `proxykit noproxy -f values.yaml` prints the library's)")
 	}
-	if output != "text" && output != "json" {
-		return usagef("-o: %q is not one of text, json", output)
+	if err := o.output.validate(); err != nil {
+		return err
 	}
-	if len(targets) == 0 {
+	if len(o.targets) == 0 {
 		return usagef("name at least one TARGET (a URL or host[:port])")
 	}
+	return nil
+}
+
+func (o *explainOptions) run() error {
+	list, clientNames, targets, stdout := o.noProxy, o.clientNames, o.targets, o.stdout
 	clients := noproxy.Clients
 	if len(clientNames) > 0 {
 		clients = nil
@@ -62,10 +81,8 @@ func runExplain(listSet bool, list string, clientNames []string, output string, 
 			decisions = append(decisions, d)
 		}
 	}
-	if output == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(decisions)
+	if o.output.value == "json" {
+		return printJSON(stdout, decisions)
 	}
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "TARGET\tCLIENT\tGOES\tENTRY")
