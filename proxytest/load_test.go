@@ -55,3 +55,19 @@ func TestPruneLibraries(t *testing.T) {
 		require.Len(t, files(c), 3, "%s: a helper named at render time keeps every file", dynamic)
 	}
 }
+
+// A string that says "template" or "include" is no call: the library's messages
+// must not turn pruning off (one did, and every render parsed the whole library).
+func TestPruneIgnoresWordsInStrings(t *testing.T) {
+	f := &chart.File{Name: "templates/_x.tpl", Data: []byte(`{{- define "x" -}}{{ fail "before the template sees it; include it" }}{{ include "y" . }}{{- end -}}`)}
+	r := scanFile(f)
+	assert.False(t, r.dynamic)
+	assert.Equal(t, []string{"y"}, r.calls)
+
+	c, err := loadChart("../examples/consumer-app")
+	require.NoError(t, err)
+	require.NoError(t, addEmbeddedLibrary(c, true))
+	before := len(c.Dependencies()[0].Templates)
+	pruneLibraries(c)
+	assert.Less(t, len(c.Dependencies()[0].Templates), before, "the embedded library is pruned for a chart that reaches part of it")
+}

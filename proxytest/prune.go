@@ -27,6 +27,8 @@ var (
 	defineName   = regexp.MustCompile(`^\s*define\s+"([^"]+)"`)
 	call         = regexp.MustCompile(`(?:^|[\s(|])(include|template|tpl)\b\s*(\S?)`)
 	literalName  = regexp.MustCompile(`(?:include|template)\s+"([^"]+)"`)
+	// a string literal's text is no call: a message may say "template" or "include"
+	stringLiteral = regexp.MustCompile("\"(?:[^\"\\\\]|\\\\.)*\"|`[^`]*`")
 )
 
 func scanFile(f *chart.File) *fileRefs {
@@ -43,7 +45,7 @@ func scanFile(f *chart.File) *fileRefs {
 			r.defines = append(r.defines, d[1])
 			continue
 		}
-		for _, c := range call.FindAllStringSubmatch(body, -1) {
+		for _, c := range call.FindAllStringSubmatch(stringLiteral.ReplaceAllString(body, `""`), -1) {
 			if c[1] == "tpl" || c[2] != `"` {
 				r.dynamic = true
 			}
