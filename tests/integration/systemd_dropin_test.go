@@ -1,0 +1,75 @@
+//go:build integration
+
+package integration
+
+import (
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit"
+)
+
+// The systemd drop-in the nodes get, read by systemd's own parser
+// (`systemd-analyze verify`, which at debug level prints the unit as loaded):
+// hostile passwords that a proxy URL may carry (%-escapes, specifiers, quotes,
+// $, backslash-free shell syntax) arrive byte for byte in every variable.
+func TestSystemdDropInThroughSystemdsParser(t *testing.T) {
+	_, err := exec.LookPath("systemd-analyze")
+	require.NoError(t, err, "systemd-analyze is missing: `make debian-packages` installs systemd")
+	refused, read := 0, 0
+	defer func() {
+		t.Logf("%d passwords refused naming the key, %d read by systemd byte for byte", refused, read)
+		assert.NotZero(t, read)
+	}()
+	for _, password := range []string{"plain", "Zq%40w%25", "%h%n%%", "$(touch x)", "a'b", "x;y&z", "${HOME}", "100%25", "*!~", "%%", "a\\b"} {
+		t.Run(url.QueryEscape(password), func(t *testing.T) {
+			proxyURL := "http://svc-user:" + password + "@proxy.corp.example:3128"
+			values := map[string]any{
+				"proxy":   map[string]any{"http": proxyURL, "https": proxyURL, "runtimes": []any{"java", "node"}},
+				"cluster": map[string]any{"podCIDRs": []any{"10.244.0.0/16"}, "serviceCIDRs": []any{"10.96.0.0/12"}, "apiServer": "10.96.0.1"},
+			}
+			dropIn, err := proxykit.Include("proxykit.systemd.dropIn", values)
+			if err != nil { // a URL no client reads alike: refused, naming the key, never shown
+				refused++
+				assert.Contains(t, err.Error(), "proxy.http")
+				assert.NotContains(t, err.Error(), password)
+				return
+			}
+			read++
+			noProxy, err := proxykit.Include("proxykit.proxy.noProxy", values)
+			require.NoError(t, err)
+			javaOptions, err := proxykit.Include("proxykit.java.options", values)
+			require.NoError(t, err)
+
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "proxied.service"), []byte("[Unit]\nDescription=proxied\n[Service]\nExecStart=/bin/true\n"), 0o644))
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "proxied.service.d"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "proxied.service.d", "http-proxy.conf"), []byte(dropIn), 0o644))
+			cmd := exec.Command("systemd-analyze", "verify", "--man=no", "./proxied.service")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "SYSTEMD_LOG_LEVEL=debug")
+			var stdout, stderr strings.Builder // the unit as loaded on stdout, the log on stderr
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			require.NoError(t, cmd.Run(), "%s", stderr.String())
+			out := stdout.String()
+			got := map[string]string{}
+			for _, line := range strings.Split(out, "\n") {
+				if kv, ok := strings.CutPrefix(strings.TrimSpace(line), "Environment: "); ok {
+					name, value, _ := strings.Cut(kv, "=")
+					got[name] = value
+				}
+			}
+			want := map[string]string{"HTTP_PROXY": proxyURL, "HTTPS_PROXY": proxyURL, "NO_PROXY": noProxy,
+				"http_proxy": proxyURL, "https_proxy": proxyURL, "no_proxy": noProxy, "JAVA_TOOL_OPTIONS": javaOptions, "NODE_USE_ENV_PROXY": "1"}
+			assert.Equal(t, want, got, "systemd reads every variable byte for byte:\n%s", dropIn)
+			assert.NotContains(t, stderr.String(), "Failed to resolve", "no specifier left unescaped")
+		})
+	}
+}
