@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -127,4 +129,56 @@ func TestSecretsOwnersAndStaleness(t *testing.T) {
 	WriteText(&out, r)
 	assert.Contains(t, out.String(), "apps/Deployment/web:\n  container app: stale-proxy-env:")
 	assert.Contains(t, out.String(), "3 Pods checked")
+}
+
+// Thousands of findings in one namespace make several PolicyReports, each small
+// enough for the API server (etcd keeps at most 1.5 MiB an object); none is lost.
+func TestPolicyReportsStayUnderTheObjectLimit(t *testing.T) {
+	var findings []Finding
+	for i := 0; i < 5000; i++ {
+		findings = append(findings, Finding{Finding: proxytest.Finding{Namespace: "busy", Object: fmt.Sprintf("Pod/web-%05d", i), Container: "app",
+			Rule: proxytest.RuleNoProxyGap, Message: strings.Repeat("NO_PROXY sends http://10.245.0.0:8080 through the proxy; ", 4)}, UID: fmt.Sprintf("uid-%05d", i)})
+	}
+	reports := PolicyReports(findings)
+	require.Greater(t, len(reports), 1)
+	results := 0
+	names := map[string]bool{}
+	for _, r := range reports {
+		b, err := json.Marshal(r)
+		require.NoError(t, err)
+		assert.Less(t, len(b), 1<<20, "%s is %d bytes", r.Name, len(b))
+		assert.Equal(t, "busy", r.Namespace)
+		assert.Equal(t, len(r.Results), r.Summary.Fail)
+		assert.False(t, names[r.Name], "unique names")
+		names[r.Name] = true
+		results += len(r.Results)
+	}
+	assert.Equal(t, 5000, results)
+	assert.True(t, names["proxykit-audit"] && names["proxykit-audit-2"])
+}
+
+// A proxy URL with credentials in a plain Pod env value is found, and no output
+// of the audit shows it.
+func TestAuditNeverEchoesCredentials(t *testing.T) {
+	env := proxyEnv()
+	for i := range env {
+		if strings.HasSuffix(strings.ToLower(env[i].Name), "_proxy") && !strings.HasPrefix(strings.ToLower(env[i].Name), "no") {
+			env[i].Value = "http://svc-user:Zq-secret@proxy.corp.example:3128"
+		}
+	}
+	client := fake.NewSimpleClientset(pod("leaky", "apps", "u1", env...))
+	r, err := Run(context.Background(), client, Options{Cluster: facts})
+	require.NoError(t, err)
+	var rules []string
+	for _, f := range r.Findings {
+		rules = append(rules, f.Rule)
+	}
+	assert.Contains(t, rules, proxytest.RuleCredentialsExposed)
+	var out bytes.Buffer
+	WriteText(&out, r)
+	require.NoError(t, WriteJSON(&out, r.Findings))
+	require.NoError(t, WritePolicyReports(&out, r.Findings))
+	require.NoError(t, WriteOpenReports(&out, r.Findings))
+	assert.NotContains(t, out.String(), "Zq-secret")
+	assert.NotContains(t, out.String(), "svc-user")
 }

@@ -51,33 +51,66 @@ func (f Finding) pod() *corev1.ObjectReference {
 
 var managedBy = map[string]string{"app.kubernetes.io/managed-by": "proxykit"}
 
-// PolicyReports are the findings as one PolicyReport per namespace
+// maxReportBytes bounds one report's results: etcd keeps an object of at most
+// 1.5 MiB, and a namespace of thousands of failing Pods must not make a report
+// the API server refuses.
+const maxReportBytes = 512 << 10
+
+// PolicyReports are the findings as PolicyReports, one per namespace
 // (proxykit-audit; policy proxykit, rule the finding's, result fail, the Pod as
-// resource), sorted by namespace.
+// resource), sorted by namespace. A namespace whose results pass maxReportBytes
+// gets more: proxykit-audit-2, -3, ...
 func PolicyReports(findings []Finding) []PolicyReport {
 	now := metav1.Timestamp{Seconds: time.Now().Unix()}
-	byNamespace := map[string]*PolicyReport{}
+	type namespaceReports struct {
+		reports []*PolicyReport
+		bytes   int // the results of the last report
+	}
+	byNamespace := map[string]*namespaceReports{}
 	for _, f := range findings {
-		r, ok := byNamespace[f.Namespace]
+		result := PolicyReportResult{Source: "proxykit", Policy: "proxykit", Rule: f.Rule, Result: "fail", Scored: true,
+			Message: f.message(), Timestamp: now, Resources: []corev1.ObjectReference{*f.pod()}}
+		size := resultSize(result)
+		n, ok := byNamespace[f.Namespace]
 		if !ok {
-			r = &PolicyReport{TypeMeta: metav1.TypeMeta{APIVersion: "wgpolicyk8s.io/v1alpha2", Kind: "PolicyReport"},
-				ObjectMeta: metav1.ObjectMeta{Name: "proxykit-audit", Namespace: f.Namespace, Labels: managedBy}}
-			byNamespace[f.Namespace] = r
+			n = &namespaceReports{}
+			byNamespace[f.Namespace] = n
 		}
-		r.Results = append(r.Results, PolicyReportResult{Source: "proxykit", Policy: "proxykit", Rule: f.Rule, Result: "fail", Scored: true,
-			Message: f.message(), Timestamp: now, Resources: []corev1.ObjectReference{*f.pod()}})
+		if len(n.reports) == 0 || n.bytes+size > maxReportBytes {
+			name := "proxykit-audit"
+			if len(n.reports) > 0 {
+				name = fmt.Sprintf("proxykit-audit-%d", len(n.reports)+1)
+			}
+			n.reports = append(n.reports, &PolicyReport{TypeMeta: metav1.TypeMeta{APIVersion: "wgpolicyk8s.io/v1alpha2", Kind: "PolicyReport"},
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.Namespace, Labels: managedBy}})
+			n.bytes = 0
+		}
+		r := n.reports[len(n.reports)-1]
+		r.Results = append(r.Results, result)
 		r.Summary.Fail++
+		n.bytes += size
 	}
 	namespaces := make([]string, 0, len(byNamespace))
 	for ns := range byNamespace {
 		namespaces = append(namespaces, ns)
 	}
 	sort.Strings(namespaces)
-	out := make([]PolicyReport, 0, len(namespaces))
+	var out []PolicyReport
 	for _, ns := range namespaces {
-		out = append(out, *byNamespace[ns])
+		for _, r := range byNamespace[ns].reports {
+			out = append(out, *r)
+		}
 	}
 	return out
+}
+
+// resultSize is a result's size in the stored object.
+func resultSize(v any) int {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return maxReportBytes
+	}
+	return len(b)
 }
 
 // OpenReports are the findings as one openreports.io/v1alpha1 Report per Pod (the

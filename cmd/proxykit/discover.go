@@ -16,9 +16,15 @@ import (
 // rest of genericclioptions.ConfigFlags, read as kubectl reads them.
 func clusterFlags(cmd *cobra.Command) *genericclioptions.ConfigFlags {
 	flags := genericclioptions.NewConfigFlags(true)
+	// an API server that accepts and never answers must end in exit 2, not a wait
+	// without end: every request gets this long unless --request-timeout says otherwise
+	*flags.Timeout = defaultRequestTimeout
 	flags.AddFlags(cmd.Flags())
 	return flags
 }
+
+// defaultRequestTimeout bounds each request to the cluster.
+const defaultRequestTimeout = "30s"
 
 func newDiscoverCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
