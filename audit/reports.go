@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -90,11 +92,7 @@ func PolicyReports(findings []Finding) []PolicyReport {
 		r.Summary.Fail++
 		n.bytes += size
 	}
-	namespaces := make([]string, 0, len(byNamespace))
-	for ns := range byNamespace {
-		namespaces = append(namespaces, ns)
-	}
-	sort.Strings(namespaces)
+	namespaces := slices.Sorted(maps.Keys(byNamespace))
 	var out []PolicyReport
 	for _, ns := range namespaces {
 		for _, r := range byNamespace[ns].reports {

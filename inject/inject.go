@@ -17,8 +17,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -255,11 +256,7 @@ func serviceHosts(docs []document, opts Options) (string, []string, error) {
 		}
 		byNamespace[ns] = append(byNamespace[ns], doc.meta("name"))
 	}
-	namespaces := make([]string, 0, len(byNamespace))
-	for ns := range byNamespace {
-		namespaces = append(namespaces, ns)
-	}
-	sort.Strings(namespaces)
+	namespaces := slices.Sorted(maps.Keys(byNamespace))
 	var entries, services []string
 	for _, ns := range namespaces {
 		out, err := proxykit.Call{Helper: "proxykit.proxy.serviceHosts", Values: map[string]any{},

@@ -2,7 +2,8 @@ package inject
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -23,11 +24,7 @@ func (inj *injection) secrets(docs []document, wanted map[string]bool, release, 
 	if release == "" {
 		return nil, fmt.Errorf("the proxy URLs carry credentials, which go into a Secret named after the release, and the release name is unknown (the objects carry no common app.kubernetes.io/instance label): pass --release NAME")
 	}
-	namespaces := make([]string, 0, len(wanted))
-	for ns := range wanted {
-		namespaces = append(namespaces, ns)
-	}
-	sort.Strings(namespaces)
+	namespaces := slices.Sorted(maps.Keys(wanted))
 	var out []secret
 	for _, ns := range namespaces {
 		text, err := proxykit.Call{Helper: "proxykit.proxy.secret", Values: inj.values, Release: release, Namespace: ns}.Include()
