@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"net/netip"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -82,7 +83,7 @@ func (r *reader) kubeadmConfig() kubeadmFacts {
 	if services := r.cidrs(object, "networking.serviceSubnet", []string{cfg.Networking.ServiceSubnet}); len(services) > 0 {
 		out.services = []finding{{object, services}}
 	}
-	if d := strings.TrimSuffix(strings.TrimSpace(cfg.Networking.DNSDomain), "."); d != "" {
+	if d := r.domain(object, "networking.dnsDomain", cfg.Networking.DNSDomain); d != "" {
 		out.domain = []finding{{object, []string{d}}}
 	}
 	return out
@@ -102,7 +103,7 @@ func (r *reader) kubeletDomain() []finding {
 		r.warnf("%s: its kubelet configuration does not parse (%v); left out", object, err)
 		return nil
 	}
-	if d := strings.TrimSuffix(strings.TrimSpace(cfg.ClusterDomain), "."); d != "" {
+	if d := r.domain(object, "clusterDomain", cfg.ClusterDomain); d != "" {
 		return []finding{{object, []string{d}}}
 	}
 	return nil
@@ -263,8 +264,8 @@ func (r *reader) capi(ref string) (*Result, error) {
 		}
 		res.Sources[key] = []string{object}
 	}
-	if d, _, _ := unstructured.NestedString(cluster.Object, "spec", "clusterNetwork", "serviceDomain"); d != "" {
-		res.Cluster.Domain, res.Sources["domain"] = strings.TrimSuffix(d, "."), []string{object}
+	if d, _, _ := unstructured.NestedString(cluster.Object, "spec", "clusterNetwork", "serviceDomain"); r.domain(object, "spec.clusterNetwork.serviceDomain", d) != "" {
+		res.Cluster.Domain, res.Sources["domain"] = r.domain(object, "", d), []string{object}
 	} else {
 		res.Cluster.Domain = "cluster.local"
 		r.warnf("cluster.domain: %s sets no spec.clusterNetwork.serviceDomain; cluster.local assumed (kubeadm's default)", object)
@@ -285,4 +286,25 @@ func (r *reader) capi(ref string) (*Result, error) {
 		return res, fmt.Errorf("%s names no pod or service network", object)
 	}
 	return res, nil
+}
+
+// dnsDomain is a DNS domain as the library takes cluster.domain: labels of
+// letters, digits and "-", no trailing dot.
+var dnsDomain = regexp.MustCompile(`^(?i)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+// domain reads a domain field: trimmed, without its trailing dot; one that is no
+// DNS domain is left out with a warning naming the object and field ("" then;
+// no warning when field is "", for a second read of the same value).
+func (r *reader) domain(object, field, raw string) string {
+	d := strings.TrimSuffix(strings.TrimSpace(raw), ".")
+	if d == "" || len(d) <= 253 && dnsDomain.MatchString(d) {
+		return d
+	}
+	if field != "" {
+		if len(raw) > 100 {
+			raw = raw[:100] + "..."
+		}
+		r.warnf("%s: %s %q is not a DNS domain; left out", object, field, raw)
+	}
+	return ""
 }

@@ -4,11 +4,15 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
+
+	"github.com/proxykit/proxykit/discover"
 )
 
 // An API server that accepts connections and never answers: discover and audit
@@ -52,4 +56,19 @@ current-context: c
 	// without the flag, each request is bounded all the same
 	cmd := newDiscoverCmd(os.Stdout, os.Stderr)
 	assert.Equal(t, defaultRequestTimeout, cmd.Flags().Lookup("request-timeout").DefValue)
+}
+
+// A warning that carries a cluster object's line break stays a comment: the
+// values file discover writes is YAML whatever the cluster holds.
+func TestDiscoverValuesStayYAML(t *testing.T) {
+	var out strings.Builder
+	writeValues(&out, "https://127.0.0.1:6443", &discover.Result{
+		Cluster:  discover.Facts{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, Metadata: true},
+		Sources:  map[string][]string{},
+		Warnings: []string{"cluster.domain: A says evil\nsmuggled: key, B says cluster.local"},
+	})
+	var parsed struct{ Cluster map[string]any }
+	require.NoError(t, yaml.UnmarshalStrict([]byte(out.String()), &parsed), out.String())
+	assert.NotContains(t, parsed.Cluster, "smuggled")
+	assert.Contains(t, out.String(), `# warning: cluster.domain: A says evil\nsmuggled: key, B says cluster.local`)
 }

@@ -100,6 +100,11 @@ func writeValues(w io.Writer, host string, res *discover.Result) {
 	}
 	fmt.Fprintf(w, "  metadataEndpoints: %t%s\n", c.Metadata, metadata)
 	for _, warning := range res.Warnings {
-		fmt.Fprintf(w, "# warning: %s\n", warning)
+		fmt.Fprintf(w, "# warning: %s\n", oneLine(warning))
 	}
+}
+
+// oneLine keeps a comment on its line: a cluster object's text may hold line breaks.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -214,6 +215,42 @@ networking:
 		assert.Equal(t, []string{"192.168.0.0/16"}, res.Cluster.PodCIDRs, "Calico answers")
 		assert.Equal(t, "k8s.internal", res.Cluster.Domain, "kubelet-config answers")
 	})
+
+	// a hostile kubeadm-config: 2,000 pod subnets with junk among them, a domain with a
+	// quote and a newline, near the 1 MiB a ConfigMap holds
+	var subnets []string
+	for i := 0; i < 2000; i++ {
+		subnets = append(subnets, fmt.Sprintf("10.%d.%d.0/24", 100+i/256, i%256))
+	}
+	subnets = append(subnets, `$(touch x)`, "10.0.0.0/33")
+	hostile := "networking:\n  podSubnet: " + strconv.Quote(strings.Join(subnets, ",")) + "\n  dnsDomain: \"evil\\\"\\ndomain\"\n# " + strings.Repeat("x", 900<<10) + "\n"
+	_, err = cp.Client.CoreV1().ConfigMaps("kube-system").Update(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kubeadm-config"},
+		Data: map[string]string{"ClusterConfiguration": hostile}}, metav1.UpdateOptions{})
+	require.NoError(t, err)
+	t.Run("a hostile ClusterConfiguration: bounded, the junk named, the values file safe", func(t *testing.T) {
+		began := time.Now()
+		code, res, stderr := discoverJSON(t, kubeconfig)
+		require.Equal(t, 0, code, stderr)
+		assert.Less(t, time.Since(began), 30*time.Second)
+		assert.Len(t, res.Cluster.PodCIDRs, 2000, "every valid subnet, nothing else")
+		assert.True(t, hasWarning(res, "10.0.0.0/33"), "%v", res.Warnings)
+		code, values, _ := cli(t, proxykitCLI(t), "discover", "--kubeconfig", kubeconfig)
+		require.Equal(t, 0, code)
+		var parsed struct{ Cluster map[string]any }
+		require.NoError(t, yaml.Unmarshal([]byte(values), &parsed), "the values file is YAML")
+		assert.Len(t, parsed.Cluster, 6, "no key smuggled in by the domain: %v", parsed.Cluster)
+		file := filepath.Join(t.TempDir(), "cluster.yaml")
+		require.NoError(t, os.WriteFile(file, []byte(values), 0o600))
+		code, noProxy, stderr := cli(t, proxykitCLI(t), "noproxy", "-f", file, "--set", "proxy.http=http://proxy.corp.example:3128")
+		require.Equal(t, 0, code, "the library takes the file discover wrote: %s", stderr)
+		assert.Contains(t, noProxy, "10.107.207.0/24,", "the last valid subnet")
+		assert.True(t, hasWarning(res, "networking.dnsDomain", "is not a DNS domain"), "a domain with a quote and a line break is left out: %v", res.Warnings)
+		assert.Equal(t, "k8s.internal", res.Cluster.Domain, "kubelet-config answers")
+	})
+	// as it was: the RBAC test below expects the malformed one
+	_, err = cp.Client.CoreV1().ConfigMaps("kube-system").Update(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kubeadm-config"},
+		Data: map[string]string{"ClusterConfiguration": "networking: [podSubnet"}}, metav1.UpdateOptions{})
+	require.NoError(t, err)
 
 	t.Run("the read-only RBAC the README states is enough; without ConfigMaps, warnings name them", func(t *testing.T) {
 		full := boundServiceAccount(t, cp, "discover-full", discoverRules)
