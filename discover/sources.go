@@ -264,8 +264,9 @@ func (r *reader) capi(ref string) (*Result, error) {
 		}
 		res.Sources[key] = []string{object}
 	}
-	if d, _, _ := unstructured.NestedString(cluster.Object, "spec", "clusterNetwork", "serviceDomain"); r.domain(object, "spec.clusterNetwork.serviceDomain", d) != "" {
-		res.Cluster.Domain, res.Sources["domain"] = r.domain(object, "", d), []string{object}
+	raw, _, _ := unstructured.NestedString(cluster.Object, "spec", "clusterNetwork", "serviceDomain")
+	if d := r.domain(object, "spec.clusterNetwork.serviceDomain", raw); d != "" {
+		res.Cluster.Domain, res.Sources["domain"] = d, []string{object}
 	} else {
 		res.Cluster.Domain = "cluster.local"
 		r.warnf("cluster.domain: %s sets no spec.clusterNetwork.serviceDomain; cluster.local assumed (kubeadm's default)", object)
@@ -293,18 +294,15 @@ func (r *reader) capi(ref string) (*Result, error) {
 var dnsDomain = regexp.MustCompile(`^(?i)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
 // domain reads a domain field: trimmed, without its trailing dot; one that is no
-// DNS domain is left out with a warning naming the object and field ("" then;
-// no warning when field is "", for a second read of the same value).
+// DNS domain is left out ("") with a warning naming the object and field.
 func (r *reader) domain(object, field, raw string) string {
 	d := strings.TrimSuffix(strings.TrimSpace(raw), ".")
 	if d == "" || len(d) <= 253 && dnsDomain.MatchString(d) {
 		return d
 	}
-	if field != "" {
-		if len(raw) > 100 {
-			raw = raw[:100] + "..."
-		}
-		r.warnf("%s: %s %q is not a DNS domain; left out", object, field, raw)
+	if len(raw) > 100 {
+		raw = raw[:100] + "..."
 	}
+	r.warnf("%s: %s %q is not a DNS domain; left out", object, field, raw)
 	return ""
 }
