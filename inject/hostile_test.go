@@ -38,6 +38,7 @@ func TestStreamHostileYAML(t *testing.T) {
 		{"UTF-16", utf16LE(pod), 1, ""},
 		{"JSON", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}]}}`, 1, ""},
 		{"a ... end marker", pod + "...\n---\n" + pod, 2, ""},
+		{"a document on its --- line, as Parse reads it", pod + `--- {"apiVersion":"v1","kind":"Pod","metadata":{"name":"q"},"spec":{"containers":[{"name":"c","image":"x"}]}}` + "\n", 2, ""},
 		{"a duplicate key: the last wins, as Helm reads it", strings.Replace(pod, "kind: Pod\n", "kind: Pod\nkind: Pod\n", 1), 1, ""},
 		{"nesting 10,000 deep", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\ndata: {x: " + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + "}\n", 0, "document 1 is not YAML"},
 		{"an alias bomb", aliases, 0, "document 1 is not YAML"},

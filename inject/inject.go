@@ -56,15 +56,12 @@ type document struct {
 	object  map[string]any // nil for a document without an object
 }
 
-var (
-	separator   = regexp.MustCompile(`(?m)^---[ \t]*(?:#.*)?$`)
-	commentLine = regexp.MustCompile(`^\s*(#.*)?$`)
-)
+var commentLine = regexp.MustCompile(`^\s*(#.*)?$`)
 
 // split reads a stream into documents; the text of each is kept.
 func split(stream []byte) ([]document, error) {
 	var docs []document
-	for i, text := range separator.Split(string(stream), -1) {
+	for i, text := range proxytest.SplitDocuments(string(stream)) {
 		text = strings.Trim(text, "\n")
 		if strings.TrimSpace(text) == "" {
 			continue
@@ -80,15 +77,9 @@ func split(stream []byte) ([]document, error) {
 			}
 		}
 		doc.comment = strings.Join(comments, "\n")
-		j, err := yaml.YAMLToJSON([]byte(text))
+		object, err := decode(text)
 		if err != nil {
 			return nil, fmt.Errorf("document %d is not YAML: %w", i+1, err)
-		}
-		dec := json.NewDecoder(bytes.NewReader(j))
-		dec.UseNumber() // numbers written back as they were read
-		var object any
-		if err := dec.Decode(&object); err != nil {
-			return nil, fmt.Errorf("document %d: %w", i+1, err)
 		}
 		switch o := object.(type) {
 		case nil:
@@ -100,6 +91,19 @@ func split(stream []byte) ([]document, error) {
 		docs = append(docs, doc)
 	}
 	return docs, nil
+}
+
+// decode reads YAML into the decoded-JSON shape of the stream, numbers kept as
+// they were written (json.Number), so a rewritten document keeps them.
+func decode(text string) (any, error) {
+	j, err := yaml.YAMLToJSON([]byte(text))
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.UseNumber()
+	var out any
+	return out, dec.Decode(&out)
 }
 
 func (d document) kind() string { s, _ := d.object["kind"].(string); return s }

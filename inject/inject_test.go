@@ -277,7 +277,7 @@ func TestStreamProxyOff(t *testing.T) {
 	in := configMap + "---\n" + workloads
 	out, result := run(t, "cluster: {podCIDRs: [10.244.0.0/16]}\n", in, Options{Namespace: "shop"})
 	assert.Zero(t, result.Containers)
-	for _, doc := range separator.Split(in, -1) {
+	for _, doc := range proxytest.SplitDocuments(in) {
 		assert.Contains(t, out, "---\n"+strings.Trim(doc, "\n")+"\n", "the proxy off: every document as it was")
 	}
 }

@@ -1,11 +1,7 @@
 package inject
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit"
 )
@@ -86,12 +82,13 @@ func render(values map[string]any, hosts, release string) (*injection, error) {
 
 // decodeList reads a YAML list in the decoded-JSON shape of the stream.
 func decodeList(text string) ([]any, error) {
-	j, err := yaml.YAMLToJSON([]byte(text))
+	v, err := decode(text)
 	if err != nil {
 		return nil, err
 	}
-	var out []any
-	dec := json.NewDecoder(bytes.NewReader(j))
-	dec.UseNumber()
-	return out, dec.Decode(&out)
+	list, ok := v.([]any)
+	if !ok && v != nil {
+		return nil, fmt.Errorf("not a list")
+	}
+	return list, nil
 }

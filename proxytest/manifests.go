@@ -79,8 +79,10 @@ var (
 	sourceLine     = regexp.MustCompile(`(?m)^# Source: [^/]+/(.+)$`)
 )
 
-// splitDocuments splits a YAML stream into its documents.
-func splitDocuments(text string) []string {
+// SplitDocuments splits a YAML stream into its documents, as Parse reads it: at
+// every line "---" (a comment may follow it), and at "--- " with the document's
+// first line on it ("--- {a: 1}"). proxykit inject splits with it too.
+func SplitDocuments(text string) []string {
 	if strings.Contains(text, "--- ") || strings.Contains(text, "---\t") {
 		text = docOnSeparator.ReplaceAllString(text, "---\n$1")
 	}
@@ -90,7 +92,7 @@ func splitDocuments(text string) []string {
 // Parse reads manifests as `helm template` or terratest's RenderTemplate print them.
 func Parse(manifests string) (*Manifests, error) {
 	m := &Manifests{}
-	for _, doc := range splitDocuments(manifests) {
+	for _, doc := range SplitDocuments(manifests) {
 		source := ""
 		if s := sourceLine.FindStringSubmatch(doc); s != nil {
 			source = s[1]
@@ -139,7 +141,7 @@ func parseRendered(chartName string, files map[string]string) (*Manifests, error
 	sort.Strings(names)
 	m := &Manifests{}
 	for _, name := range names {
-		for _, doc := range splitDocuments(files[name]) {
+		for _, doc := range SplitDocuments(files[name]) {
 			if err := m.add(strings.TrimPrefix(name, chartName+"/"), doc); err != nil {
 				return nil, err
 			}
