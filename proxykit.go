@@ -75,10 +75,7 @@ var helperName = regexp.MustCompile(`^proxykit(\.[A-Za-z]+)+$`)
 // A render the library fails returns its message, e.g.
 // `proxykit: cluster.podCIDRs: "10.0.0.0/33" is not a valid CIDR (...)`.
 func Include(helper string, values map[string]any) (string, error) {
-	if !helperName.MatchString(helper) {
-		return "", fmt.Errorf("proxykit: %q is not a proxykit helper name", helper)
-	}
-	return includeWith(`{{ include "`+helper+`" (dict "context" $) }}`, values)
+	return Call{Helper: helper, Values: values}.Include()
 }
 
 // IncludeValue renders a library helper that takes a value rather than (dict
@@ -88,16 +85,11 @@ func IncludeValue(helper string, value any) (string, error) {
 	if !helperName.MatchString(helper) {
 		return "", fmt.Errorf("proxykit: %q is not a proxykit helper name", helper)
 	}
-	return includeWith(`{{ include "`+helper+`" .Values.value }}`, map[string]any{"value": value})
+	return includeAs(`{{ include "`+helper+`" .Values.value }}`, map[string]any{"value": value}, "proxykit", "default")
 }
 
-// includeWith renders one template against the library, with values as the
-// consuming chart's values, and returns its output.
-func includeWith(template string, values map[string]any) (string, error) {
-	return includeAs(template, values, "proxykit", "default")
-}
-
-// includeAs is includeWith for a release name and namespace.
+// includeAs renders one template against the library, with values as the
+// consuming chart's values, for a release, and returns its output.
 func includeAs(template string, values map[string]any, release, namespace string) (string, error) {
 	lib, err := Library()
 	if err != nil {
@@ -259,12 +251,14 @@ func (c Call) Include() (string, error) {
 	if !helperName.MatchString(c.Helper) {
 		return "", fmt.Errorf("proxykit: %q is not a proxykit helper name", c.Helper)
 	}
-	args, err := json.Marshal(c.Args)
-	if c.Args == nil {
-		args = []byte("{}")
-	}
-	if err != nil {
-		return "", fmt.Errorf("proxykit: the arguments of %s: %w", c.Helper, err)
+	context := `(dict "context" $)`
+	if c.Args != nil {
+		args, err := json.Marshal(c.Args)
+		if err != nil {
+			return "", fmt.Errorf("proxykit: the arguments of %s: %w", c.Helper, err)
+		}
+		// the arguments go in as a Go template string literal of their JSON
+		context = fmt.Sprintf(`(merge (dict "context" $) (fromJson %s))`, strconv.Quote(string(args)))
 	}
 	release, namespace := c.Release, c.Namespace
 	if release == "" {
@@ -273,7 +267,5 @@ func (c Call) Include() (string, error) {
 	if namespace == "" {
 		namespace = "default"
 	}
-	// the arguments go in as a Go template string literal of their JSON
-	template := fmt.Sprintf(`{{ include %q (merge (dict "context" $) (fromJson %s)) }}`, c.Helper, strconv.Quote(string(args)))
-	return includeAs(template, c.Values, release, namespace)
+	return includeAs(fmt.Sprintf(`{{ include %q %s }}`, c.Helper, context), c.Values, release, namespace)
 }
