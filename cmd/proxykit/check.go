@@ -54,12 +54,11 @@ func newCheckCmd(stdin io.Reader, stdout io.Writer) *cobra.Command {
 }
 
 func (o *checkOptions) run() error {
-	v, namespace, args, stdin, stdout := o.values, o.namespace, o.args, o.stdin, o.stdout
 	file := ""
-	if len(args) == 1 {
-		file = args[0]
+	if len(o.args) == 1 {
+		file = o.args[0]
 	}
-	text, err := readManifests(file, stdin)
+	text, err := readManifests(file, o.stdin)
 	if err != nil {
 		return err
 	}
@@ -67,11 +66,11 @@ func (o *checkOptions) run() error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	m.Namespace = namespace
+	m.Namespace = o.namespace
 	if len(m.Objects) == 0 {
 		return usagef("the input holds no Kubernetes object: pass the output of `helm template` (or `kubectl get -o yaml`), a file or - for standard input")
 	}
-	vals, err := v.merged()
+	vals, err := o.values.merged()
 	if err != nil {
 		return err
 	}
@@ -91,14 +90,14 @@ func (o *checkOptions) run() error {
 	}
 	findings := proxytest.Check(m, cluster, proxytest.ExpectVariables(variables))
 	if o.output.value == "json" {
-		if err := printJSON(stdout, findings); err != nil {
+		if err := printJSON(o.stdout, findings); err != nil {
 			return err
 		}
 	} else {
 		for _, f := range findings {
-			fmt.Fprintln(stdout, f)
+			fmt.Fprintln(o.stdout, f)
 		}
-		fmt.Fprintf(stdout, "%d containers checked, %d findings\n", len(m.Containers()), len(findings))
+		fmt.Fprintf(o.stdout, "%d containers checked, %d findings\n", len(m.Containers()), len(findings))
 	}
 	if len(findings) > 0 {
 		return errFindings

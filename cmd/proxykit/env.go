@@ -46,9 +46,8 @@ func newEnvCmd(stdout io.Writer) *cobra.Command {
 }
 
 func (o *envOptions) run() error {
-	format, v, stdout := o.format.value, o.values, o.stdout
-	helper := envFormats[format]
-	out, err := include(v, helper)
+	helper := envFormats[o.format.value]
+	out, err := include(o.values, helper)
 	if err != nil {
 		return err
 	}
@@ -56,7 +55,7 @@ func (o *envOptions) run() error {
 		return usagef("the proxy is off: set proxy.http or proxy.https")
 	}
 	out = strings.TrimLeft(out, "\n")
-	switch format {
+	switch o.format.value {
 	case "dotenv":
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		for i, line := range lines {
@@ -74,7 +73,7 @@ func (o *envOptions) run() error {
 		}
 		out = string(b)
 	}
-	_, err = io.WriteString(stdout, out)
+	_, err = io.WriteString(o.stdout, out)
 	return err
 }
 

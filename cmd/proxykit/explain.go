@@ -58,11 +58,10 @@ func (o *explainOptions) validate() error {
 }
 
 func (o *explainOptions) run() error {
-	list, clientNames, targets, stdout := o.noProxy, o.clientNames, o.targets, o.stdout
 	clients := noproxy.Clients
-	if len(clientNames) > 0 {
+	if len(o.clientNames) > 0 {
 		clients = nil
-		for _, name := range clientNames {
+		for _, name := range o.clientNames {
 			c, err := noproxy.ParseClient(name)
 			if err != nil {
 				return usagef("--client: %v", err)
@@ -71,9 +70,9 @@ func (o *explainOptions) run() error {
 		}
 	}
 	decisions := []noproxy.Decision{}
-	for _, target := range targets {
+	for _, target := range o.targets {
 		for _, c := range clients {
-			d, err := noproxy.Decide(c, list, target)
+			d, err := noproxy.Decide(c, o.noProxy, target)
 			if err != nil {
 				return usagef("%s", redactUserInfo(err.Error()))
 			}
@@ -82,9 +81,9 @@ func (o *explainOptions) run() error {
 		}
 	}
 	if o.output.value == "json" {
-		return printJSON(stdout, decisions)
+		return printJSON(o.stdout, decisions)
 	}
-	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	w := tabwriter.NewWriter(o.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "TARGET\tCLIENT\tGOES\tENTRY")
 	for _, d := range decisions {
 		goes := "proxy"
@@ -98,12 +97,12 @@ func (o *explainOptions) run() error {
 	}
 	// what the JVM cannot be told goes through the proxy: say which entries and why
 	if slices.Contains(clients, noproxy.Java) {
-		skipped, err := noproxy.JavaNotExpressed(list)
+		skipped, err := noproxy.JavaNotExpressed(o.noProxy)
 		if err != nil {
 			return usagef("%v", err)
 		}
 		for _, s := range skipped {
-			fmt.Fprintf(stdout, "java: %s is not in http.nonProxyHosts: %s\n", redactUserInfo(s.Entry), s.Reason)
+			fmt.Fprintf(o.stdout, "java: %s is not in http.nonProxyHosts: %s\n", redactUserInfo(s.Entry), s.Reason)
 		}
 	}
 	return nil
