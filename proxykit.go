@@ -68,7 +68,7 @@ func LibraryVersion() string {
 	return lib.Metadata.Version
 }
 
-var helperName = regexp.MustCompile(`^proxykit(\.[A-Za-z]+)+$`)
+var helperName = regexp.MustCompile(`^proxykit(\.[A-Za-z][A-Za-z0-9]*)+$`)
 
 // Include renders one library helper, called as (dict "context" $), against
 // values given as a consuming chart's values (proxy, cluster, global, defaults).

@@ -18,7 +18,12 @@ func ExampleDecide() {
 	// python-requests true fd00:10:96::1
 	// python-urllib true [fd00:10:96::1]
 	// java true [fd00:10:96::1]
-	// node true [fd00:10:96::1]
+	// node22-http true fd00:10:96::1
+	// node22-fetch true [fd00:10:96::1]
+	// node24-http true fd00:10:96::1
+	// node24-fetch true [fd00:10:96::1]
+	// node26-http true fd00:10:96::1
+	// node26-fetch true fd00:10:96::1
 }
 
 // The JVM's http.nonProxyHosts has no CIDR: the library expands an IPv4 CIDR to

@@ -1,51 +1,180 @@
 package noproxy
 
 import (
+	"net/netip"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
-var nodeEntryPort = regexp.MustCompile(`^(.+):(\d+)$`)
+// Node.js reads the proxy variables only with NODE_USE_ENV_PROXY=1, and then
+// two ways: http.request and https.request through the http module's own
+// ProxyConfig (lib/internal/http.js), fetch through the undici release bundled
+// with the line (its EnvHttpProxyAgent). The two disagree, and both changed
+// between the LTS lines, so each line and API is a client of its own. The
+// models follow the sources of the pinned releases the tests run: Node 22.23
+// (undici 6.28), 24.21 (undici 7.29) and 26.10 (undici 8.10).
 
-// nodeDecide models undici 6's EnvHttpProxyAgent, which NODE_USE_ENV_PROXY uses:
-// NO_PROXY is split at commas and blanks; an empty list proxies everything, the
-// value "*" nothing; an entry with ":port" applies to that port only (the
-// target's port is its scheme's default when the URL has none); an entry that
-// starts with "." or "*" matches as a plain suffix ("*" dropped), any other entry
-// only the exact host. The host keeps its IPv6 brackets. No CIDR.
-func nodeDecide(noProxy string, t target) (bool, string) {
+// nodeLine is a Node.js release line with NODE_USE_ENV_PROXY (22.21 and later).
+type nodeLine int
+
+// nodeClients maps each Node.js client to its line and API.
+var nodeClients = map[Client]struct {
+	line  nodeLine
+	fetch bool
+}{
+	Node22HTTP: {22, false}, Node22Fetch: {22, true},
+	Node24HTTP: {24, false}, Node24Fetch: {24, true},
+	Node26HTTP: {26, false}, Node26Fetch: {26, true},
+}
+
+// defaultPort is the port of a URL without one, as both APIs fill it in.
+func defaultPort(t target) int {
+	if t.port != "" {
+		p, _ := strconv.Atoi(t.port)
+		return p
+	}
+	if t.url.Scheme == "https" {
+		return 443
+	}
+	return 80
+}
+
+// nodeHTTPDecide models ProxyConfig.shouldUseProxy: NO_PROXY is split at commas
+// only, each entry trimmed and lower-cased; "*" anywhere bypasses everything;
+// an entry matches the host (IPv6 without brackets) or host:port exactly (the
+// port filled in from the scheme); a ".name" entry matches name and, from 24 on,
+// its subdomains at a dot (22: any host that ends with name); a "*.name" entry
+// any host that ends with ".name"; "a-b" an IPv4 range. No CIDR, no bare-name
+// subdomains, no bracketed IPv6.
+func nodeHTTPDecide(line nodeLine, noProxy string, t target) (bool, string) {
+	if noProxy == "" {
+		return false, ""
+	}
+	host := t.hostname
+	hostWithPort := host + ":" + strconv.Itoa(defaultPort(t))
+	for _, raw := range strings.Split(noProxy, ",") {
+		entry := strings.ToLower(strings.TrimFunc(raw, isJSSpace))
+		switch {
+		case entry == "*", entry == host, entry == hostWithPort:
+			return true, entry
+		case strings.HasPrefix(entry, "."):
+			suffix := entry[1:]
+			if host == suffix || (strings.HasSuffix(host, suffix) && (line == 22 || strings.HasSuffix(host, "."+suffix))) {
+				return true, entry
+			}
+		}
+		if strings.HasPrefix(entry, "*.") && strings.HasSuffix(host, entry[1:]) {
+			return true, entry
+		}
+		if from, to, ok := strings.Cut(entry, "-"); ok && isIPv4(host) {
+			to, _, _ = strings.Cut(to, "-")
+			start, end := strings.TrimFunc(from, isJSSpace), strings.TrimFunc(to, isJSSpace)
+			if isIPv4(start) && isIPv4(end) {
+				h, s, e := netip.MustParseAddr(host), netip.MustParseAddr(start), netip.MustParseAddr(end)
+				if h.Compare(s) >= 0 && h.Compare(e) <= 0 {
+					return true, entry
+				}
+			}
+		}
+	}
+	return false, ""
+}
+
+// isIPv4 is net.isIPv4: four decimal parts, no leading zeros.
+func isIPv4(s string) bool {
+	a, err := netip.ParseAddr(s)
+	return err == nil && a.Is4()
+}
+
+var (
+	fetchEntryPort  = regexp.MustCompile(`^(.+):(\d+)$`)
+	fetchIPv6Port   = regexp.MustCompile(`^\[(.+)\]:(\d+)$`)
+	fetchBracketed  = regexp.MustCompile(`^\[(.+)\]$`)
+	fetchWildcard   = regexp.MustCompile(`^\*?\.`)
+	fetchTrailingDo = regexp.MustCompile(`^(.+)\.$`)
+)
+
+// nodeFetchDecide models undici's EnvHttpProxyAgent, which NODE_USE_ENV_PROXY
+// installs for fetch: NO_PROXY is split at commas and blanks; the value "*"
+// bypasses everything; an entry with ":port" applies to that port only. The
+// host keeps its IPv6 brackets before 26.
+//   - 22 (undici 6): a ".name" or "*name" entry matches any host ending with
+//     what follows the "*"; any other entry only the exact host.
+//   - 24 (undici 7): a leading "." or "*." is dropped, and every entry matches
+//     the host and its subdomains at a dot.
+//   - 26 (undici 8): as 24, and brackets and one trailing dot are dropped from
+//     entries and host alike; an entry with more than one colon has no port.
+//
+// No CIDR.
+func nodeFetchDecide(line nodeLine, noProxy string, t target) (bool, string) {
 	if noProxy == "*" {
 		return true, "*"
 	}
 	host := strings.ToLower(t.netloc)
-	if t.port != "" {
-		host = strings.TrimSuffix(host, ":"+t.port)
+	if t.port != "" || strings.HasSuffix(host, ":") {
+		host = host[:strings.LastIndex(host, ":")]
 	}
-	port := 0
-	if t.port != "" {
-		port, _ = strconv.Atoi(t.port)
-	} else if t.url.Scheme == "https" {
-		port = 443
-	} else if t.url.Scheme == "http" {
-		port = 80
-	}
-	for _, entry := range strings.FieldsFunc(noProxy, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' }) {
-		name, entryPort := strings.ToLower(entry), 0
-		if m := nodeEntryPort.FindStringSubmatch(entry); m != nil {
-			name = strings.ToLower(m[1])
-			entryPort, _ = strconv.Atoi(m[2])
+	if line >= 26 {
+		host = fetchBracketed.ReplaceAllString(host, "$1")
+		if len(host) > 1 {
+			host = strings.TrimSuffix(host, ".")
 		}
+	}
+	port := defaultPort(t)
+	for _, entry := range strings.FieldsFunc(noProxy, func(r rune) bool { return r == ',' || isJSSpace(r) }) {
+		name, entryPort := nodeFetchEntry(line, entry)
 		if entryPort != 0 && entryPort != port {
 			continue
 		}
-		if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "*") {
-			if strings.HasSuffix(host, strings.TrimPrefix(name, "*")) {
+		if line == 22 {
+			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "*") {
+				if strings.HasSuffix(host, strings.TrimPrefix(name, "*")) {
+					return true, entry
+				}
+			} else if host == name {
 				return true, entry
 			}
-		} else if host == name {
+			continue
+		}
+		if host == name || strings.HasSuffix(host, "."+name) {
 			return true, entry
 		}
 	}
 	return false, ""
 }
+
+// nodeFetchEntry is the host name and port undici reads from one entry.
+func nodeFetchEntry(line nodeLine, entry string) (string, int) {
+	name, port := entry, 0
+	switch m := fetchIPv6Port.FindStringSubmatch(entry); {
+	case line >= 26 && m != nil:
+		name, port = m[1], atoi(m[2])
+	case line >= 26:
+		name = fetchBracketed.ReplaceAllString(entry, "$1")
+		if m := fetchEntryPort.FindStringSubmatch(name); m != nil && strings.Count(name, ":") == 1 {
+			name, port = m[1], atoi(m[2])
+		}
+	default:
+		if m := fetchEntryPort.FindStringSubmatch(entry); m != nil {
+			name, port = m[1], atoi(m[2])
+		}
+	}
+	if line >= 24 {
+		name = fetchWildcard.ReplaceAllString(name, "")
+	}
+	if line >= 26 {
+		name = fetchTrailingDo.ReplaceAllString(name, "$1")
+	}
+	return strings.ToLower(name), port
+}
+
+// atoi is Number.parseInt of a string of digits (0 past the int range, which no port reaches).
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// isJSSpace is JavaScript's \s and String.prototype.trim's white space.
+func isJSSpace(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }

@@ -6,9 +6,10 @@
 // python-requests and python-urllib are models of the versions Debian stable
 // ships (curl 7.88, wget 1.21, requests 2.28, Python 3.11); java is OpenJDK 17's
 // http.nonProxyHosts matching over the library's translation of NO_PROXY (what
-// proxy.runtimes java puts in JAVA_TOOL_OPTIONS); node is undici 6's
-// EnvHttpProxyAgent, what Node.js uses with NODE_USE_ENV_PROXY=1. Each is checked
-// against the real program through a real proxy by the project's tests.
+// proxy.runtimes java puts in JAVA_TOOL_OPTIONS); node22-http, node22-fetch,
+// node24-http, node24-fetch, node26-http and node26-fetch are Node.js's
+// http.request and fetch with NODE_USE_ENV_PROXY=1 on each LTS line. Each is
+// checked against the real program through a real proxy by the project's tests.
 //
 // Only the NO_PROXY decision is modelled, not which variable names a client
 // reads (wget reads only no_proxy and http_proxy in lower case, for example).
@@ -31,11 +32,22 @@ const (
 	PythonRequests Client = "python-requests"
 	PythonURLLib   Client = "python-urllib"
 	Java           Client = "java"
-	Node           Client = "node"
+	// Node.js 22.21 and later 22.x: http.request and https.request, and fetch.
+	Node22HTTP  Client = "node22-http"
+	Node22Fetch Client = "node22-fetch"
+	// Node.js 24.x.
+	Node24HTTP  Client = "node24-http"
+	Node24Fetch Client = "node24-fetch"
+	// Node.js 26.x.
+	Node26HTTP  Client = "node26-http"
+	Node26Fetch Client = "node26-fetch"
 )
 
 // Clients lists every client, in the order explain prints them.
-var Clients = []Client{Go, Curl, Wget, PythonRequests, PythonURLLib, Java, Node}
+var Clients = []Client{Go, Curl, Wget, PythonRequests, PythonURLLib, Java, Node22HTTP, Node22Fetch, Node24HTTP, Node24Fetch, Node26HTTP, Node26Fetch}
+
+// NodeClients are the Node.js clients, which read the variables only with NODE_USE_ENV_PROXY=1.
+var NodeClients = []Client{Node22HTTP, Node22Fetch, Node24HTTP, Node24Fetch, Node26HTTP, Node26Fetch}
 
 // Decision is one client's choice for one target.
 type Decision struct {
@@ -56,11 +68,18 @@ func ParseClient(name string) (Client, error) {
 			return c, nil
 		}
 	}
-	var names []string
-	for _, c := range Clients {
-		names = append(names, string(c))
+	if name == "node" { // the one Node.js client of proxykit 0.5 and before
+		return "", fmt.Errorf("client \"node\" is gone: Node.js's http.request and fetch match NO_PROXY differently, and each LTS line its own way; name one of %s", join(NodeClients))
 	}
-	return "", fmt.Errorf("unknown client %q (known: %s)", name, strings.Join(names, ", "))
+	return "", fmt.Errorf("unknown client %q (known: %s)", name, join(Clients))
+}
+
+func join(clients []Client) string {
+	names := make([]string, len(clients))
+	for i, c := range clients {
+		names[i] = string(c)
+	}
+	return strings.Join(names, ", ")
 }
 
 // target is a request's destination as the clients see it.
@@ -111,11 +130,17 @@ func Decide(client Client, noProxy, targetURL string) (Decision, error) {
 			return Decision{}, err
 		}
 		direct, entry = javaDecide(tr.patterns, t)
-	case Node:
-		direct, entry = nodeDecide(noProxy, t)
 	default:
-		_, err := ParseClient(string(client))
-		return Decision{}, err
+		node, ok := nodeClients[client]
+		switch {
+		case !ok:
+			_, err := ParseClient(string(client))
+			return Decision{}, err
+		case node.fetch:
+			direct, entry = nodeFetchDecide(node.line, noProxy, t)
+		default:
+			direct, entry = nodeHTTPDecide(node.line, noProxy, t)
+		}
 	}
 	return Decision{Target: targetURL, Client: client, Direct: direct, Entry: entry}, nil
 }

@@ -1,6 +1,7 @@
 package noproxy
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,26 +11,38 @@ import (
 // The models' documented differences, one row each; the real programs confirm
 // every model in tests/noproxy_clients_test.go.
 func TestClientsDisagree(t *testing.T) {
+	nodeAll := []Client{Node22HTTP, Node22Fetch, Node24HTTP, Node24Fetch, Node26HTTP, Node26Fetch}
+	nodeHTTP := []Client{Node22HTTP, Node24HTTP, Node26HTTP}
+	fetch := []Client{Node22Fetch, Node24Fetch, Node26Fetch}
+	with := func(base []Client, more ...Client) map[Client]bool {
+		m := map[Client]bool{}
+		for _, c := range append(slices.Clone(base), more...) {
+			m[c] = true
+		}
+		return m
+	}
 	cases := []struct {
 		noProxy, target string
 		direct          map[Client]bool // missing client: goes through the proxy
 	}{
-		{"*", "http://example.com", map[Client]bool{Go: true, Curl: true, PythonRequests: true, PythonURLLib: true, Java: true, Node: true}},
-		{"10.0.0.0/8", "http://10.1.2.3", map[Client]bool{Go: true, Curl: true, PythonRequests: true, Java: true}},
-		{"fd00::/8", "http://[fd00::1]", map[Client]bool{Go: true}},
-		{"fd00::1", "http://[fd00::1]", map[Client]bool{Go: true, Curl: true, Wget: true, PythonRequests: true, Java: true}},
-		{"[fd00::1]", "http://[fd00::1]", map[Client]bool{PythonURLLib: true, Java: true, Node: true}},
-		{"*.example.com", "http://a.example.com", map[Client]bool{Go: true, Java: true, Node: true}},
-		{".example.com", "http://a.example.com", map[Client]bool{Go: true, Curl: true, Wget: true, PythonRequests: true, PythonURLLib: true, Java: true, Node: true}},
-		{".example.com", "http://example.com", map[Client]bool{Curl: true, PythonRequests: true, PythonURLLib: true}},
-		{"example.com", "http://badexample.com", map[Client]bool{PythonRequests: true}},
-		{"cluster.local", "http://web.svc.cluster.local.", map[Client]bool{Curl: true}},                                                                  // hence cluster.local. in NO_PROXY too
-		{"example.com", "http://a.example.com", map[Client]bool{Go: true, Curl: true, Wget: true, PythonRequests: true, PythonURLLib: true, Java: true}}, // hence .example.com with node
-		{"10.96.0.0/12", "http://10.111.255.255", map[Client]bool{Go: true, Curl: true, PythonRequests: true, Java: true}},
+		{"*", "http://example.com", with(nodeAll, Go, Curl, PythonRequests, PythonURLLib, Java)},
+		{"10.0.0.0/8", "http://10.1.2.3", with(nil, Go, Curl, PythonRequests, Java)},
+		{"fd00::/8", "http://[fd00::1]", with(nil, Go)},
+		{"fd00::1", "http://[fd00::1]", with(nodeHTTP, Go, Curl, Wget, PythonRequests, Java, Node26Fetch)}, // undici 6 and 7 read "fd00:" port 1
+		{"[fd00::1]", "http://[fd00::1]", with(fetch, PythonURLLib, Java)},
+		{"*.example.com", "http://a.example.com", with(nodeAll, Go, Java)},
+		{".example.com", "http://a.example.com", with(nodeAll, Go, Curl, Wget, PythonRequests, PythonURLLib, Java)},
+		{".example.com", "http://example.com", with(nodeHTTP, Curl, PythonRequests, PythonURLLib, Node24Fetch, Node26Fetch)},
+		{".example.com", "http://badexample.com", with(nil, Node22HTTP)}, // 22's http module: any host that ends with the name
+		{"example.com", "http://badexample.com", with(nil, PythonRequests)},
+		{"cluster.local", "http://web.svc.cluster.local.", with(nil, Curl, Node26Fetch)}, // hence cluster.local. in NO_PROXY too
+		{"example.com", "http://a.example.com", with(nil, Go, Curl, Wget, PythonRequests, PythonURLLib, Java, Node24Fetch, Node26Fetch)}, // hence .example.com with node
+		{"10.96.0.0/12", "http://10.111.255.255", with(nil, Go, Curl, PythonRequests, Java)},
 		{"10.96.0.0/12", "http://10.112.0.1", nil}, // the JVM's patterns stop where the CIDR does
-		{"registry.local:5000", "http://registry.local:5000", map[Client]bool{Go: true, PythonRequests: true, PythonURLLib: true, Node: true}},
+		{"10.0.0.1-10.0.0.9", "http://10.0.0.5", with(nodeHTTP)},
+		{"registry.local:5000", "http://registry.local:5000", with(nodeAll, Go, PythonRequests, PythonURLLib)},
 		{"registry.local:5000", "http://registry.local:443", nil},
-		{"", "http://localhost", map[Client]bool{Go: true, Java: true}},
+		{"", "http://localhost", with(nil, Go, Java)},
 	}
 	for _, tc := range cases {
 		for _, c := range Clients {
@@ -57,7 +70,7 @@ func TestDecideEnvReadsTheClientsVariables(t *testing.T) {
 // The JVM decides on its flags, Node.js only with NODE_USE_ENV_PROXY=1.
 func TestDecideEnvRuntimes(t *testing.T) {
 	env := map[string]string{"HTTP_PROXY": "http://p:3128", "NO_PROXY": ".corp.example"}
-	for c, want := range map[Client]string{Java: "(no -Dhttp.proxyHost in JAVA_TOOL_OPTIONS)", Node: "(NODE_USE_ENV_PROXY is not 1)"} {
+	for c, want := range map[Client]string{Java: "(no -Dhttp.proxyHost in JAVA_TOOL_OPTIONS)", Node24HTTP: "(NODE_USE_ENV_PROXY is not 1)", Node24Fetch: "(NODE_USE_ENV_PROXY is not 1)"} {
 		d, err := DecideEnv(c, env, "http://example.com")
 		require.NoError(t, err)
 		assert.Equal(t, Decision{Target: "http://example.com", Client: c, Direct: true, Entry: want}, d)
@@ -65,16 +78,46 @@ func TestDecideEnvRuntimes(t *testing.T) {
 	env["NODE_USE_ENV_PROXY"] = "1"
 	env["http_proxy"] = "http://p:3128"
 	env["JAVA_TOOL_OPTIONS"] = "-Dhttp.proxyHost=p -Dhttp.nonProxyHosts=*.corp.example -Xmx1g -Dhttp.nonProxyHosts=a.example"
-	for _, c := range []Client{Java, Node} {
+	for _, c := range append([]Client{Java}, NodeClients...) {
 		d, err := DecideEnv(c, env, "http://a.corp.example")
 		require.NoError(t, err)
-		assert.Equal(t, c == Node, d.Direct, "%s: the JVM keeps the last -Dhttp.nonProxyHosts (entry %q)", c, d.Entry)
+		assert.Equal(t, c != Java, d.Direct, "%s: the JVM keeps the last -Dhttp.nonProxyHosts (entry %q)", c, d.Entry)
+	}
+}
+
+// Node.js's http module takes the first variable that is not empty; undici, for
+// fetch, the first that is set (??), and no proxy at all when every proxy
+// variable is empty.
+func TestDecideEnvNodeVariables(t *testing.T) {
+	cases := []struct {
+		name      string
+		env       map[string]string
+		httpProxy bool // http.request goes through the proxy
+		fetchProx bool
+	}{
+		{"lower case wins", map[string]string{"http_proxy": "http://p:3128", "HTTP_PROXY": "http://q:3128", "no_proxy": "example.com", "NO_PROXY": "other"}, false, false},
+		{"an empty lower case is skipped by http, taken by fetch", map[string]string{"http_proxy": "", "HTTP_PROXY": "http://q:3128"}, true, false},
+		{"an empty no_proxy is skipped by http, taken by fetch", map[string]string{"http_proxy": "http://p:3128", "no_proxy": "", "NO_PROXY": "example.com"}, false, true},
+		{"no proxy URL", map[string]string{"NO_PROXY": "other"}, false, false},
+		{"a SOCKS URL: http ignores it, fetch fails on it (never direct)", map[string]string{"http_proxy": "socks5://p:1080"}, false, true},
+	}
+	for _, tc := range cases {
+		tc.env["NODE_USE_ENV_PROXY"] = "1"
+		for _, c := range NodeClients {
+			d, err := DecideEnv(c, tc.env, "http://example.com")
+			require.NoError(t, err)
+			want := map[bool]bool{false: tc.httpProxy, true: tc.fetchProx}[nodeClients[c].fetch]
+			assert.Equal(t, want, !d.Direct, "%s, %s (entry %q)", tc.name, c, d.Entry)
+		}
 	}
 }
 
 func TestBadInput(t *testing.T) {
 	_, err := Decide("lynx", "", "http://a")
-	assert.ErrorContains(t, err, `unknown client "lynx" (known: go, curl, wget, python-requests, python-urllib, java, node)`)
+	assert.ErrorContains(t, err, `unknown client "lynx" (known: go, curl, wget, python-requests, python-urllib, java, node22-http, node22-fetch, node24-http, node24-fetch, node26-http, node26-fetch)`)
+	_, err = ParseClient("node")
+	assert.ErrorContains(t, err, `client "node" is gone`)
+	assert.ErrorContains(t, err, "node24-http, node24-fetch")
 	_, err = Decide(Go, "", "http://")
 	assert.ErrorContains(t, err, "is not a URL or host")
 }

@@ -168,11 +168,11 @@ func TestRenderUsesTheEmbeddedLibrary(t *testing.T) {
 		chartYAML := filepath.Join(chart, "Chart.yaml")
 		b, err := os.ReadFile(chartYAML)
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(chartYAML, []byte(strings.Replace(string(b), "version: 0.5.0\n    repository", "version: ~0.1.0\n    repository", 1)), 0o644))
+		require.NoError(t, os.WriteFile(chartYAML, []byte(strings.Replace(string(b), "version: 0.6.0\n    repository", "version: ~0.1.0\n    repository", 1)), 0o644))
 		_, err = RenderE(chart)
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "~0.1.0")
-		assert.Contains(t, err.Error(), "the embedded library is 0.5.0")
+		assert.Contains(t, err.Error(), "the embedded library is 0.6.0")
 	})
 }
 

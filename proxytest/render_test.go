@@ -157,7 +157,7 @@ func TestEmbeddedLibraryReplacesAVendoredCopy(t *testing.T) {
 	chart := copyChart(t, "testdata/platform")
 	stale := filepath.Join(chart, "charts", "proxykit")
 	require.NoError(t, os.MkdirAll(filepath.Join(stale, "templates"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(stale, "Chart.yaml"), []byte("apiVersion: v2\nname: proxykit\ntype: library\nversion: 0.5.0\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(stale, "Chart.yaml"), []byte("apiVersion: v2\nname: proxykit\ntype: library\nversion: 0.6.0\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(stale, "templates", "_stale.tpl"), []byte(`
 {{- define "proxykit.generateEnv" }}env: [{name: STALE, value: "1"}]{{ end -}}
 {{- define "proxykit.proxy.env" }}[]{{ end -}}

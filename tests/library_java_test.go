@@ -166,11 +166,14 @@ func TestRuntimes(t *testing.T) {
 		assert.Equal(t, fixture.Val("NODE_USE_ENV_PROXY", "1"), env[len(env)-1])
 		assert.Empty(t, javaEnv(t, env))
 		noProxy := fixture.Helpers(t, r)["noProxy"]
-		assert.Equal(t, "localhost,.localhost,127.0.0.1,::1,[::1],cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,169.254.169.254,metadata.google.internal,.metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,[fd00:ec2::254],fd00:ec2::23,[fd00:ec2::23]", noProxy)
-		for _, target := range []string{"http://web.ns.svc.cluster.local", "http://web.ns.svc", "http://a.localhost"} {
-			d, err := noproxy.Decide(noproxy.Node, noProxy, target)
-			require.NoError(t, err)
-			assert.True(t, d.Direct, "Node.js goes direct to %s", target)
+		assert.Equal(t, "localhost,.localhost,127.0.0.1,::1,[::1],cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,10.244.0.0/16,10.244.0.0-10.244.255.255,10.96.0.0/12,10.96.0.0-10.111.255.255,10.96.0.1,169.254.169.254,metadata.google.internal,.metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,[fd00:ec2::254],fd00:ec2::23,[fd00:ec2::23]", noProxy)
+		for _, target := range []string{"http://web.ns.svc.cluster.local", "http://web.ns.svc", "http://a.localhost", "http://10.244.3.7:8080", "http://10.96.0.10"} {
+			for _, c := range noproxy.NodeClients {
+				d, err := noproxy.Decide(c, noProxy, target)
+				require.NoError(t, err)
+				// fetch matches no CIDR and no range: pod and Service addresses go through the proxy
+				assert.Equal(t, !strings.HasPrefix(target, "http://10.") || strings.HasSuffix(string(c), "-http"), d.Direct, "%s to %s (entry %q)", c, target, d.Entry)
+			}
 		}
 	})
 	t.Run("proxy.runtimes wins over global.proxy.runtimes", func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
@@ -217,5 +218,29 @@ func TestAddressesAreWrittenAsNetipPrintsThem(t *testing.T) {
 			require.NoError(t, json.Unmarshal([]byte(h["clusterFacts"]), &facts))
 			assert.Equal(t, []string{want}, facts.PodCIDRs, "the facts proxytest judges with")
 		})
+	}
+}
+
+// TestIPv4Range: the range Node's http module reads for each IPv4 CIDR, checked
+// against net/netip's first and last address of the prefix, at every prefix
+// length and on an address with host bits set; anything else gives nothing.
+func TestIPv4Range(t *testing.T) {
+	for bits := 0; bits <= 32; bits++ {
+		cidr := fmt.Sprintf("10.117.200.9/%d", bits)
+		p := netip.MustParsePrefix(cidr).Masked()
+		last := p.Addr().As4()
+		for i := range last {
+			if hostBits := 32 - bits - 8*(3-i); hostBits > 0 {
+				last[i] |= byte(1<<min(hostBits, 8) - 1)
+			}
+		}
+		got, err := proxykit.IncludeValue("proxykit.noProxy.ipv4Range", cidr)
+		require.NoError(t, err)
+		assert.Equal(t, p.Addr().String()+"-"+netip.AddrFrom4(last).String(), got, cidr)
+	}
+	for _, notIPv4 := range []string{"fd00::/8", "10.0.0.0/33", "10.0.0.0", "example.com", "10.0.0.0/8/8"} {
+		got, err := proxykit.IncludeValue("proxykit.noProxy.ipv4Range", notIPv4)
+		require.NoError(t, err)
+		assert.Empty(t, got, notIPv4)
 	}
 }

