@@ -9,21 +9,23 @@ import (
 func ExampleDecide() {
 	for _, c := range noproxy.Clients {
 		d, _ := noproxy.Decide(c, "localhost,10.96.0.0/12,fd00:10:96::1,[fd00:10:96::1]", "https://[fd00:10:96::1]:443")
-		fmt.Println(d.Client, d.Direct, d.Entry)
+		fmt.Printf("%s %v %q\n", d.Client, d.Direct, d.Entry)
 	}
 	// Output:
-	// go true fd00:10:96::1
-	// curl true fd00:10:96::1
-	// wget true fd00:10:96::1
-	// python-requests true fd00:10:96::1
-	// python-urllib true [fd00:10:96::1]
-	// java true [fd00:10:96::1]
-	// node22-http true fd00:10:96::1
-	// node22-fetch true [fd00:10:96::1]
-	// node24-http true fd00:10:96::1
-	// node24-fetch true [fd00:10:96::1]
-	// node26-http true fd00:10:96::1
-	// node26-fetch true fd00:10:96::1
+	// go true "fd00:10:96::1"
+	// curl true "fd00:10:96::1"
+	// wget true "fd00:10:96::1"
+	// python-requests true "fd00:10:96::1"
+	// python-urllib true "[fd00:10:96::1]"
+	// python-httpx false ""
+	// ruby false ""
+	// java true "[fd00:10:96::1]"
+	// node22-http true "fd00:10:96::1"
+	// node22-fetch true "[fd00:10:96::1]"
+	// node24-http true "fd00:10:96::1"
+	// node24-fetch true "[fd00:10:96::1]"
+	// node26-http true "fd00:10:96::1"
+	// node26-fetch true "fd00:10:96::1"
 }
 
 // The JVM's http.nonProxyHosts has no CIDR: the library expands an IPv4 CIDR to

@@ -4,7 +4,8 @@
 // Clients disagree (see the README's NO_PROXY guide), so each is modelled on
 // its own code: Go is golang.org/x/net/http/httpproxy itself; curl, wget,
 // python-requests and python-urllib are models of the versions Debian stable
-// ships (curl 7.88, wget 1.21, requests 2.28, Python 3.11); java is OpenJDK 17's
+// ships (curl 7.88, wget 1.21, requests 2.28, Python 3.11, HTTPX 0.23, Ruby 3.1's
+// Net::HTTP, which also looks at the address a host resolves to); java is OpenJDK 17's
 // http.nonProxyHosts matching over the library's translation of NO_PROXY (what
 // proxy.runtimes java puts in JAVA_TOOL_OPTIONS); node22-http, node22-fetch,
 // node24-http, node24-fetch, node26-http and node26-fetch are Node.js's
@@ -17,6 +18,7 @@ package noproxy
 
 import (
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -31,6 +33,8 @@ const (
 	Wget           Client = "wget"
 	PythonRequests Client = "python-requests"
 	PythonURLLib   Client = "python-urllib"
+	PythonHTTPX    Client = "python-httpx"
+	Ruby           Client = "ruby"
 	Java           Client = "java"
 	// Node.js 22.21 and later 22.x: http.request and https.request, and fetch.
 	Node22HTTP  Client = "node22-http"
@@ -44,7 +48,7 @@ const (
 )
 
 // Clients lists every client, in the order explain prints them.
-var Clients = []Client{Go, Curl, Wget, PythonRequests, PythonURLLib, Java, Node22HTTP, Node22Fetch, Node24HTTP, Node24Fetch, Node26HTTP, Node26Fetch}
+var Clients = []Client{Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, Node22HTTP, Node22Fetch, Node24HTTP, Node24Fetch, Node26HTTP, Node26Fetch}
 
 // NodeClients are the Node.js clients, which read the variables only with NODE_USE_ENV_PROXY=1.
 var NodeClients = []Client{Node22HTTP, Node22Fetch, Node24HTTP, Node24Fetch, Node26HTTP, Node26Fetch}
@@ -91,6 +95,21 @@ type target struct {
 	netloc   string // host[:port] as written in the URL, brackets kept, lower case
 }
 
+// resolved is addr, or the address the host is without a lookup: an IP
+// literal's own, 127.0.0.1 for localhost (every /etc/hosts has it).
+func (t target) resolved(addr netip.Addr) netip.Addr {
+	if addr.IsValid() {
+		return addr
+	}
+	if a, err := netip.ParseAddr(t.hostname); err == nil {
+		return a
+	}
+	if t.hostname == "localhost" {
+		return netip.MustParseAddr("127.0.0.1")
+	}
+	return netip.Addr{}
+}
+
 // parseTarget reads a URL, or a host[:port] taken as http://host[:port].
 func parseTarget(raw string) (target, error) {
 	s := raw
@@ -105,8 +124,18 @@ func parseTarget(raw string) (target, error) {
 }
 
 // Decide tells whether client sends target (a URL, or host[:port]) directly or
-// through the proxy under noProxy.
+// through the proxy under noProxy. For ruby, which also matches the address a
+// host resolves to, only an IP literal and localhost (127.0.0.1) have one: see
+// DecideResolved.
 func Decide(client Client, noProxy, targetURL string) (Decision, error) {
+	return DecideResolved(client, noProxy, targetURL, netip.Addr{})
+}
+
+// DecideResolved is Decide with the address the target's host resolves to, for
+// a client that looks it up (ruby matches NO_PROXY's IPv4 addresses and CIDRs
+// against it, and never proxies loopback); the zero Addr when unknown, then as
+// Decide. Other clients ignore it.
+func DecideResolved(client Client, noProxy, targetURL string, addr netip.Addr) (Decision, error) {
 	t, err := parseTarget(targetURL)
 	if err != nil {
 		return Decision{}, err
@@ -124,6 +153,10 @@ func Decide(client Client, noProxy, targetURL string) (Decision, error) {
 		direct, entry = requestsDecide(noProxy, t)
 	case PythonURLLib:
 		direct, entry = urllibDecide(noProxy, t.netloc)
+	case PythonHTTPX:
+		direct, entry = httpxDecide(noProxy, t)
+	case Ruby:
+		direct, entry = rubyDecide(noProxy, t, t.resolved(addr))
 	case Java:
 		tr, err := translateForJava(noProxy)
 		if err != nil {

@@ -1,6 +1,7 @@
 package noproxy
 
 import (
+	"net/netip"
 	"slices"
 	"testing"
 
@@ -25,24 +26,24 @@ func TestClientsDisagree(t *testing.T) {
 		noProxy, target string
 		direct          map[Client]bool // missing client: goes through the proxy
 	}{
-		{"*", "http://example.com", with(nodeAll, Go, Curl, PythonRequests, PythonURLLib, Java)},
-		{"10.0.0.0/8", "http://10.1.2.3", with(nil, Go, Curl, PythonRequests, Java)},
+		{"*", "http://example.com", with(nodeAll, Go, Curl, PythonRequests, PythonURLLib, PythonHTTPX, Java)}, // Ruby reads "*" as a name
+		{"10.0.0.0/8", "http://10.1.2.3", with(nil, Go, Curl, PythonRequests, Ruby, Java)},
 		{"fd00::/8", "http://[fd00::1]", with(nil, Go)},
 		{"fd00::1", "http://[fd00::1]", with(nodeHTTP, Go, Curl, Wget, PythonRequests, Java, Node26Fetch)}, // undici 6 and 7 read "fd00:" port 1
 		{"[fd00::1]", "http://[fd00::1]", with(fetch, PythonURLLib, Java)},
 		{"*.example.com", "http://a.example.com", with(nodeAll, Go, Java)},
-		{".example.com", "http://a.example.com", with(nodeAll, Go, Curl, Wget, PythonRequests, PythonURLLib, Java)},
+		{".example.com", "http://a.example.com", with(nodeAll, Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java)},
 		{".example.com", "http://example.com", with(nodeHTTP, Curl, PythonRequests, PythonURLLib, Node24Fetch, Node26Fetch)},
 		{".example.com", "http://badexample.com", with(nil, Node22HTTP)}, // 22's http module: any host that ends with the name
 		{"example.com", "http://badexample.com", with(nil, PythonRequests)},
-		{"cluster.local", "http://web.svc.cluster.local.", with(nil, Curl, Node26Fetch)}, // hence cluster.local. in NO_PROXY too
-		{"example.com", "http://a.example.com", with(nil, Go, Curl, Wget, PythonRequests, PythonURLLib, Java, Node24Fetch, Node26Fetch)}, // hence .example.com with node
-		{"10.96.0.0/12", "http://10.111.255.255", with(nil, Go, Curl, PythonRequests, Java)},
+		{"cluster.local", "http://web.svc.cluster.local.", with(nil, Curl, Node26Fetch)},                                                                    // hence cluster.local. in NO_PROXY too
+		{"example.com", "http://a.example.com", with(nil, Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, Node24Fetch, Node26Fetch)}, // hence .example.com with node
+		{"10.96.0.0/12", "http://10.111.255.255", with(nil, Go, Curl, PythonRequests, Ruby, Java)},
 		{"10.96.0.0/12", "http://10.112.0.1", nil}, // the JVM's patterns stop where the CIDR does
 		{"10.0.0.1-10.0.0.9", "http://10.0.0.5", with(nodeHTTP)},
-		{"registry.local:5000", "http://registry.local:5000", with(nodeAll, Go, PythonRequests, PythonURLLib)},
+		{"registry.local:5000", "http://registry.local:5000", with(nodeAll, Go, PythonRequests, PythonURLLib, PythonHTTPX, Ruby)},
 		{"registry.local:5000", "http://registry.local:443", nil},
-		{"", "http://localhost", with(nil, Go, Java)},
+		{"", "http://localhost", with(nil, Go, Ruby, Java)}, // HTTPX proxies even localhost
 	}
 	for _, tc := range cases {
 		for _, c := range Clients {
@@ -56,6 +57,22 @@ func TestClientsDisagree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Ruby looks the host up: an address in an IPv4 CIDR entry goes direct, a
+// host that resolves to loopback always does; no other client resolves.
+func TestDecideResolved(t *testing.T) {
+	for _, c := range Clients {
+		d, err := DecideResolved(c, "10.96.0.0/12", "http://web.shop.svc:8080", netip.MustParseAddr("10.96.0.10"))
+		require.NoError(t, err)
+		assert.Equal(t, c == Ruby, d.Direct, "%s (entry %q)", c, d.Entry)
+		d, err = DecideResolved(c, "", "http://my-host", netip.MustParseAddr("127.0.1.1"))
+		require.NoError(t, err)
+		assert.Equal(t, c == Ruby, d.Direct, "%s (entry %q)", c, d.Entry)
+	}
+	d, err := Decide(Ruby, "10.96.0.0/12", "http://web.shop.svc:8080")
+	require.NoError(t, err)
+	assert.False(t, d.Direct, "without the address, Ruby's CIDR entries match no name")
 }
 
 func TestDecideEnvReadsTheClientsVariables(t *testing.T) {
@@ -114,7 +131,7 @@ func TestDecideEnvNodeVariables(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	_, err := Decide("lynx", "", "http://a")
-	assert.ErrorContains(t, err, `unknown client "lynx" (known: go, curl, wget, python-requests, python-urllib, java, node22-http, node22-fetch, node24-http, node24-fetch, node26-http, node26-fetch)`)
+	assert.ErrorContains(t, err, `unknown client "lynx" (known: go, curl, wget, python-requests, python-urllib, python-httpx, ruby, java, node22-http, node22-fetch, node24-http, node24-fetch, node26-http, node26-fetch)`)
 	_, err = ParseClient("node")
 	assert.ErrorContains(t, err, `client "node" is gone`)
 	assert.ErrorContains(t, err, "node24-http, node24-fetch")

@@ -1,6 +1,9 @@
 package noproxy
 
-import "strings"
+import (
+	"net/netip"
+	"strings"
+)
 
 // Variables are the environment variables a client reads for a plain-HTTP
 // request, in the order it prefers them.
@@ -14,13 +17,15 @@ type Variables struct {
 
 // Reads tells which variables a client reads: wget only the lower-case names,
 // curl ignores an upper-case HTTP_PROXY (a CGI safety rule) but reads NO_PROXY,
-// Go prefers upper case, Python and Node.js lower case. The JVM reads none.
+// Go prefers upper case, Python, Ruby and Node.js lower case. The JVM reads none.
 func Reads(client Client) Variables {
 	switch node, isNode := nodeClients[client]; {
 	case client == Java:
 		return Variables{}
 	case isNode: // http_proxy || HTTP_PROXY in the http module, ?? in undici
 		return Variables{Proxy: []string{"http_proxy", "HTTP_PROXY"}, NoProxy: []string{"no_proxy", "NO_PROXY"}, SetWins: node.fetch}
+	case client == Ruby: // env[name] || env[name.upcase]: in Ruby "" is true
+		return Variables{Proxy: []string{"http_proxy", "HTTP_PROXY"}, NoProxy: []string{"no_proxy", "NO_PROXY"}, SetWins: true}
 	case client == Go:
 		return Variables{Proxy: []string{"HTTP_PROXY", "http_proxy"}, NoProxy: []string{"NO_PROXY", "no_proxy"}}
 	case client == Curl:
@@ -48,6 +53,12 @@ func (v Variables) pick(env map[string]string, names []string) string {
 // JAVA_TOOL_OPTIONS (the last of two wins). Node.js reads the variables only
 // with NODE_USE_ENV_PROXY=1, and only a proxy URL of http:// or https://.
 func DecideEnv(client Client, env map[string]string, targetURL string) (Decision, error) {
+	return DecideEnvResolved(client, env, targetURL, netip.Addr{})
+}
+
+// DecideEnvResolved is DecideEnv with the address the target's host resolves
+// to, as DecideResolved.
+func DecideEnvResolved(client Client, env map[string]string, targetURL string, addr netip.Addr) (Decision, error) {
 	t, err := parseTarget(targetURL)
 	if err != nil {
 		return Decision{}, err
@@ -77,5 +88,5 @@ func DecideEnv(client Client, env map[string]string, targetURL string) (Decision
 	if isNode && !node.fetch && !strings.HasPrefix(proxy, "http://") && !strings.HasPrefix(proxy, "https://") {
 		return direct("(Node.js ignores a proxy URL that is not http:// or https://)")
 	}
-	return Decide(client, noProxy, targetURL)
+	return DecideResolved(client, noProxy, targetURL, addr)
 }

@@ -115,7 +115,7 @@ func Check(m *Manifests, c Cluster, opts ...CheckOption) []Finding {
 		wide string
 	}
 	judged := map[string]judgement{} // containers of one chart share a few NO_PROXY values
-	services, serviceDecisions := m.services(), serviceJudge{}
+	services, serviceDecisions := m.services(c), serviceJudge{}
 	for _, ctr := range m.Containers() {
 		where := ""
 		if name, ok := listNames[ctr.List]; ok {

@@ -2,12 +2,14 @@ package proxytest
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/proxykit/proxykit/cluster"
 	"github.com/proxykit/proxykit/noproxy"
 )
 
@@ -17,25 +19,49 @@ const RuleReleaseServiceProxied = "release-service-proxied"
 
 // service is a Service of the render.
 type service struct {
-	name, namespace string // namespace "" when unknown (after Parse, without -n)
-	port            int32  // its first port, 0 without one
+	name, namespace string     // namespace "" when unknown (after Parse, without -n)
+	port            int32      // its first port, 0 without one
+	addr            netip.Addr // an address its names resolve to, for clients that look (Ruby)
 }
 
 // services lists the render's Services.
-func (m *Manifests) services() []service {
+func (m *Manifests) services(c Cluster) []service {
 	var out []service
 	for _, o := range m.Objects {
 		if o.Kind != "Service" || o.Name == "" {
 			continue
 		}
 		s := service{name: o.Name, namespace: m.namespaceOf(o)}
-		var spec corev1.Service
-		if o.Decode(&spec) == nil && len(spec.Spec.Ports) > 0 {
-			s.port = spec.Spec.Ports[0].Port
+		var svc corev1.Service
+		if o.Decode(&svc) == nil && len(svc.Spec.Ports) > 0 {
+			s.port = svc.Spec.Ports[0].Port
 		}
+		s.addr = serviceAddr(svc.Spec, c)
 		out = append(out, s)
 	}
 	return out
+}
+
+// serviceAddr is what a Service's names resolve to: its clusterIP, else one the
+// cluster would give it (the middle of its first service network; a headless
+// Service's names give Pod addresses); none for an ExternalName, or without networks.
+func serviceAddr(spec corev1.ServiceSpec, c Cluster) netip.Addr {
+	if a, err := netip.ParseAddr(spec.ClusterIP); err == nil {
+		return a
+	}
+	if spec.Type == corev1.ServiceTypeExternalName {
+		return netip.Addr{}
+	}
+	cidrs := c.ServiceCIDRs
+	if spec.ClusterIP == corev1.ClusterIPNone {
+		cidrs = c.PodCIDRs
+	}
+	for _, cidr := range cidrs {
+		if sample := cluster.SamplePrefix(cidr); len(sample) == 3 {
+			return netip.MustParseAddr(sample[1])
+		}
+	}
+	return netip.Addr{}
 }
 
 // callHost is one name a container may call a Service by, and what named it.
@@ -142,11 +168,11 @@ var clientVariables = append(slices.Clone(ProxyVariables), "JAVA_TOOL_OPTIONS", 
 // proxiedBy lists the clients that send target through the proxy when started
 // with env: each reads its own variables (curl and wget the lower-case ones, the
 // JVM its -D flags, Node.js only with NODE_USE_ENV_PROXY=1) and matches NO_PROXY
-// its own way.
-func proxiedBy(env map[string]string, target string) []string {
+// its own way (Ruby also against addr, the address the host resolves to).
+func proxiedBy(env map[string]string, target string, addr netip.Addr) []string {
 	var out []string
 	for _, client := range noproxy.Clients {
-		d, err := noproxy.DecideEnv(client, env, target)
+		d, err := noproxy.DecideEnvResolved(client, env, target, addr)
 		if err == nil && !d.Direct {
 			out = append(out, string(client))
 		}
@@ -157,12 +183,12 @@ func proxiedBy(env map[string]string, target string) []string {
 // serviceJudge remembers decisions: the containers of a chart share a few environments.
 type serviceJudge map[string][]string
 
-func (j serviceJudge) proxiedBy(env map[string]string, envKey, target string) []string {
-	key := envKey + "\x00" + target
+func (j serviceJudge) proxiedBy(env map[string]string, envKey, target string, addr netip.Addr) []string {
+	key := envKey + "\x00" + target + "\x00" + addr.String()
 	if clients, ok := j[key]; ok {
 		return clients
 	}
-	clients := proxiedBy(env, target)
+	clients := proxiedBy(env, target, addr)
 	j[key] = clients
 	return clients
 }
@@ -191,7 +217,7 @@ func (j serviceJudge) releaseServiceFinding(env map[string]string, envKey string
 	byService := map[service][]proxiedHost{}
 	var order []service
 	for _, h := range hosts {
-		clients := j.proxiedBy(env, envKey, h.service.target(h.host))
+		clients := j.proxiedBy(env, envKey, h.service.target(h.host), h.service.addr)
 		if len(clients) == 0 {
 			continue
 		}

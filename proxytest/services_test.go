@@ -33,9 +33,9 @@ func TestReleaseServiceProxied(t *testing.T) {
 	assert.Equal(t, RuleReleaseServiceProxied, f.Rule)
 	assert.Equal(t, "Deployment/argocd-server", f.Object)
 	for _, want := range []string{
-		"Service argocd-repo-server (argocd-repo-server, argocd-repo-server.argocd, argocd-repo-server:8081 (args): go, curl, wget, python-requests, python-urllib)",
+		"Service argocd-repo-server (argocd-repo-server, argocd-repo-server.argocd, argocd-repo-server:8081 (args): go, curl, wget, python-requests, python-urllib, python-httpx)",
 		"argocd-dex-server:5556 (args)",
-		"Service argocd-redis (argocd-redis, argocd-redis.argocd: go, curl, wget, python-requests, python-urllib)",
+		"Service argocd-redis (argocd-redis, argocd-redis.argocd: go, curl, wget, python-requests, python-urllib, python-httpx)",
 		"proxykit inject",
 	} {
 		assert.Contains(t, f.Message, want)
@@ -70,7 +70,32 @@ func TestReleaseServiceProxied(t *testing.T) {
 	require.NoError(t, err)
 	findings = Check(m, testCluster)
 	require.Len(t, findings, 1)
-	assert.Contains(t, findings[0].Message, "argocd-repo-server.argocd.svc: node")
+	assert.Contains(t, findings[0].Message, "argocd-repo-server.argocd.svc: node22-http, node22-fetch, node24-http, node26-http)")
+}
+
+// Ruby looks the name up: a Service's address in a NO_PROXY CIDR takes it around
+// the proxy where no name entry does (the other clients still go through it).
+func TestReleaseServiceProxiedRubyResolves(t *testing.T) {
+	for _, tc := range []struct{ spec, ruby string }{
+		{"{clusterIP: 10.96.5.5}", "not proxied: the clusterIP is in 10.96.0.0/12"},
+		{"{}", "not proxied: an address the service network gives"},
+		{"{clusterIP: 10.200.0.9}", "proxied: the clusterIP is outside NO_PROXY"},
+		{"{clusterIP: None}", "proxied: a headless Service's names give Pod addresses"},
+	} {
+		svc := "apiVersion: v1\nkind: Service\nmetadata: {name: api, namespace: shop}\nspec: " + tc.spec + "\n"
+		m, err := Parse(pod(plainEnv("http://proxy:3128", "10.96.0.0/12"), "") + "\n---\n" + svc)
+		require.NoError(t, err)
+		m.Namespace = "shop"
+		var msgs []string
+		for _, f := range Check(m, testCluster) {
+			if f.Rule == RuleReleaseServiceProxied {
+				msgs = append(msgs, f.Message)
+			}
+		}
+		require.Len(t, msgs, 1, tc.spec)
+		assert.Contains(t, msgs[0], "python-httpx", tc.spec)
+		assert.Equal(t, strings.HasPrefix(tc.ruby, "proxied"), strings.Contains(msgs[0], "ruby"), "%s: Ruby %s\n%s", tc.spec, tc.ruby, msgs[0])
+	}
 }
 
 func TestReleaseServiceProxiedAcrossNamespaces(t *testing.T) {
@@ -91,7 +116,7 @@ func TestReleaseServiceProxiedAcrossNamespaces(t *testing.T) {
 	m.Namespace = "shop"
 	findings := Check(m, testCluster)
 	require.Len(t, findings, 1)
-	assert.Contains(t, findings[0].Message, "Service api (api.shop: go, curl, wget, python-requests, python-urllib)")
+	assert.Contains(t, findings[0].Message, "Service api (api.shop: go, curl, wget, python-requests, python-urllib, python-httpx)")
 }
 
 func TestHostOf(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -119,6 +121,27 @@ const realClientHosts = `127.0.0.1 localhost
 10.96.0.11 api.corp.example corp.example badcorp.example registry.local
 `
 
+// hostsAddr is the first address of each name in realClientHosts, as a lookup gives it.
+var hostsAddr = func() map[string]netip.Addr {
+	m := map[string]netip.Addr{}
+	for _, line := range strings.Split(strings.TrimSpace(realClientHosts), "\n") {
+		fields := strings.Fields(line)
+		for _, name := range fields[1:] {
+			if _, seen := m[name]; !seen {
+				m[name] = netip.MustParseAddr(fields[0])
+			}
+		}
+	}
+	return m
+}()
+
+// targetHost is a target URL's host name.
+func targetHost(t *testing.T, target string) string {
+	u, err := url.Parse(target)
+	require.NoError(t, err)
+	return u.Hostname()
+}
+
 // realClientNoProxy: the library's NO_PROXY for a dual-stack cluster with
 // installation entries, and two hand-written values with the forms the
 // clients disagree on (*., bare and bracketed IPv6, CIDRs, a port).
@@ -190,7 +213,7 @@ func nodeRuntimes(t *testing.T) (binaries map[noproxy.Client]string, script stri
 // Node.js also run with the environment the library renders for proxy.runtimes.
 func TestNoProxyModelsMatchRealClients(t *testing.T) {
 	t.Parallel() // slow and independent: overlaps the other slow tests
-	for _, tool := range []string{"tinyproxy", "wget", "/usr/bin/python3"} {
+	for _, tool := range []string{"tinyproxy", "wget", "/usr/bin/python3", "ruby"} {
 		_, err := exec.LookPath(tool)
 		require.NoError(t, err, "%s is missing: `make debian-packages` installs it", tool)
 	}
@@ -205,6 +228,10 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 	proxyLog := filepath.Join(dir, "tinyproxy.log")
 	urllibScript := write("urllib_client.py", "import sys, urllib.request\nfor u in sys.argv[1:]:\n    try: print(urllib.request.urlopen(u, timeout=5).read().decode(), end='')\n    except Exception: print('error')\n")
 	requestsScript := write("requests_client.py", "import sys, requests\nfor u in sys.argv[1:]:\n    try: print(requests.get(u, timeout=5).text, end='')\n    except Exception: print('error')\n")
+	httpxScript := write("httpx_client.py", "import sys, httpx\nfor u in sys.argv[1:]:\n    try: print(httpx.get(u, timeout=5).text, end='')\n    except Exception: print('error')\n")
+	rubyScript := write("net_http_client.rb", "require 'net/http'\nARGV.each do |u|\n  uri = URI(u)\n  begin\n"+
+		"    print Net::HTTP.start(uri.hostname, uri.port, open_timeout: 5, read_timeout: 5) { |http| http.get(uri.path).body }\n"+
+		"  rescue StandardError\n    puts 'error'\n  end\nend\n")
 	conf := write("tinyproxy.conf", fmt.Sprintf("Port 3128\nListen 127.0.0.1\nTimeout 10\nLogFile %q\nLogLevel Info\nMaxClients 50\nAllow 127.0.0.1\n", proxyLog))
 
 	javaClasses := compileJavaClient(t)
@@ -271,6 +298,10 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 			fmt.Fprintf(&script, "%s /usr/bin/python3 %q %s\n", vars, urllibScript, urls)
 		case noproxy.PythonRequests:
 			fmt.Fprintf(&script, "%s /usr/bin/python3 %q %s\n", vars, requestsScript, urls)
+		case noproxy.PythonHTTPX:
+			fmt.Fprintf(&script, "%s /usr/bin/python3 %q %s\n", vars, httpxScript, urls)
+		case noproxy.Ruby:
+			fmt.Fprintf(&script, "%s ruby %q %s\n", vars, rubyScript, urls)
 		case noproxy.Java:
 			fmt.Fprintf(&script, "%s java -cp %q ProxyClient %s %s\n", vars, javaClasses, strings.Fields(b.mode)[1], urls)
 		default: // Node.js
@@ -307,7 +338,8 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 		got := results[i]
 		require.Len(t, got, len(realClientTargets), "client %s, %s case, NO_PROXY=%s:\n%s", b.client, b.mode, b.np, out)
 		for j, target := range realClientTargets {
-			d, err := noproxy.DecideEnv(b.client, b.env, target)
+			// Ruby looks the host up in the namespace's /etc/hosts
+			d, err := noproxy.DecideEnvResolved(b.client, b.env, target, hostsAddr[targetHost(t, target)])
 			require.NoError(t, err)
 			want := map[bool]string{true: "direct", false: "proxy"}[d.Direct]
 			assert.Equal(t, want, got[j], "%s (%s case variables) %s with NO_PROXY=%s: the model says %s (entry %q), the real client went %s",
