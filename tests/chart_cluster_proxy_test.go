@@ -184,7 +184,10 @@ func TestClusterProxyCarriesTheTrust(t *testing.T) {
 				ConfigMap     *struct{ Name, Key string }
 			} `json:"sources"`
 			Target struct {
-				ConfigMap struct{ Key string } `json:"configMap"`
+				ConfigMap         struct{ Key string } `json:"configMap"`
+				AdditionalFormats struct {
+					PKCS12 map[string]any `json:"pkcs12"`
+				} `json:"additionalFormats"`
 			} `json:"target"`
 		} `json:"spec"`
 	}
@@ -197,6 +200,11 @@ func TestClusterProxyCarriesTheTrust(t *testing.T) {
 	spec := proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, fixture.TrustValues(t, "proxy", ca)), fixture.Release+"-app").Spec.Template.Spec
 	assert.Equal(t, spec.Volumes[0].ConfigMap.Name, bundle.Metadata.Name)
 	assert.Equal(t, "ca-certificates.crt", bundle.Spec.Target.ConfigMap.Key, "the file name the trust variables point at")
+	// and, password-less (no password key: trust-manager's default ""), the JVM's trust store
+	assert.Equal(t, map[string]any{"key": "ca-certificates.p12"}, bundle.Spec.Target.AdditionalFormats.PKCS12)
+	withJava := strings.Replace(fixture.TrustValues(t, "proxy", ca), "proxy:\n", "proxy:\n  runtimes: [java]\n", 1)
+	app := fixture.SpecContainer(t, proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, withJava), fixture.Release+"-app").Spec.Template.Spec, "app")
+	assert.Contains(t, javaEnv(t, app.Env), "-Djavax.net.ssl.trustStore=/etc/proxykit/ca/ca-certificates.p12 ", "the file the JVM's flags point at")
 	assert.ElementsMatch(t, []string{"ConfigMap/proxykit-ca@cert-manager", "Bundle/proxykit-ca-bundle"}, objectsBySource(r)["templates/trust-bundle.yaml"])
 	// the nodes' copy, for the trust store
 	assert.Equal(t, ca, string(proxytest.Get[corev1.Secret](t, r, "wc1-systemd-proxy").Data["trustedCA"]))

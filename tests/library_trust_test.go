@@ -81,3 +81,50 @@ func rsaKeyAsCertificate(t *testing.T) string {
 	require.True(t, strings.HasPrefix(string(der), "0\x82"), "a long-form SEQUENCE, as a certificate's")
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }
+
+// TestTrustedCAForTheJVM: the JVM ignores SSL_CERT_FILE, so with proxy.runtimes
+// java a container's JAVA_TOOL_OPTIONS also points at the bundle's PKCS#12 trust
+// store, in the same mount; a machine's drop-in does not (it has no such file),
+// and proxykit.java.options, for a chart's own JAVA_OPTS, carries them too.
+func TestTrustedCAForTheJVM(t *testing.T) {
+	ca, _ := fixture.NewCA(t, "corp intercepting proxy")
+	trustFlags := " -Djavax.net.ssl.trustStore=/etc/proxykit/ca/ca-certificates.p12 -Djavax.net.ssl.trustStoreType=PKCS12"
+	values := strings.Replace(fixture.TrustValues(t, "proxy", ca), "proxy:\n", "proxy:\n  runtimes: [java]\n", 1) + "javaOptions: true\n"
+	r := fixture.Render(t, fixture.Fixture, values)
+	spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-app").Spec.Template.Spec
+	app := fixture.SpecContainer(t, spec, "app")
+	opts := javaEnv(t, app.Env)
+	assert.True(t, strings.HasPrefix(opts, "-Dhttp.proxyHost=proxy.corp -Dhttp.proxyPort=3128 "), opts)
+	assert.True(t, strings.HasSuffix(opts, trustFlags), "the trust store flags come last: %s", opts)
+	assert.Equal(t, 1, strings.Count(opts, "trustStore="))
+	assert.Equal(t, opts, fixture.Helpers(t, r)["javaOptions"], "proxykit.java.options gives the same flags")
+	assert.Equal(t, "/etc/proxykit/ca", app.VolumeMounts[0].MountPath, "the store is in the bundle's mount")
+
+	helpers := fixture.Helpers(t, r)
+	_, machine := parseDropIn(t, helpers["dropIn"])
+	assert.Equal(t, strings.TrimSuffix(opts, trustFlags), machine["JAVA_TOOL_OPTIONS"], "a machine gets the proxy flags alone")
+
+	t.Run("per-call NO_PROXY entries keep the trust flags", func(t *testing.T) {
+		r := fixture.Render(t, fixture.Fixture, values+"caller: {services: [api]}\n")
+		checked := 0
+		for _, c := range proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-caller").Spec.Template.Spec.Containers {
+			if o := javaEnv(t, c.Env); o != "" {
+				assert.True(t, strings.HasSuffix(o, trustFlags), "%s: %s", c.Name, o)
+				if c.Name != "plain" {
+					assert.Contains(t, o, "|api|", "%s: the per-call entries are in http.nonProxyHosts", c.Name)
+					checked++
+				}
+			}
+		}
+		assert.Equal(t, 2, checked, "generateEnv's and proxykit.proxy.env's containers")
+	})
+	t.Run("without a CA: no trust store", func(t *testing.T) {
+		r := fixture.Render(t, fixture.Fixture, plainWith("runtimes: [java]")+"javaOptions: true\n")
+		assert.NotContains(t, fixture.Helpers(t, r)["javaOptions"], "trustStore")
+	})
+	t.Run("java.options without java among the runtimes", func(t *testing.T) {
+		r := fixture.Render(t, fixture.Fixture, fixture.TrustValues(t, "proxy", ca)+"javaOptions: true\n")
+		assert.True(t, strings.HasSuffix(fixture.Helpers(t, r)["javaOptions"], trustFlags))
+		assert.Empty(t, javaEnv(t, fixture.SpecContainer(t, proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-app").Spec.Template.Spec, "app").Env))
+	})
+}

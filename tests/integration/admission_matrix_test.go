@@ -86,8 +86,11 @@ func (c admissionCell) values(password string) string {
 }
 
 // java: the cells of both mutation paths (an apply configuration without
-// credentials, a JSON patch with them) run with proxy.runtimes java.
-func (c admissionCell) java() bool { return c.config == configPlain || c.config == configCredentials }
+// credentials, a JSON patch with them) run with proxy.runtimes java, and so does
+// the trusted CA's, whose JAVA_TOOL_OPTIONS carries the trust store flags.
+func (c admissionCell) java() bool {
+	return c.config == configPlain || c.config == configCredentials || c.config == configTrustedCA
+}
 
 // env is what the cell injects into a container that sets nothing itself;
 // javaOptions is the library's proxykit.java.options for the cell's values.
@@ -124,6 +127,9 @@ func (c admissionCell) javaOptions(t testing.TB) string {
 	require.NoError(t, err)
 	require.Contains(t, options, "-Dhttp.proxyHost="+c.proxyHost()+" ")
 	require.NotContains(t, options, "svc-user", "no credential in the JVM's flags")
+	if c.config == configTrustedCA {
+		require.True(t, strings.HasSuffix(options, " -Djavax.net.ssl.trustStore=/etc/proxykit/ca/ca-certificates.p12 -Djavax.net.ssl.trustStoreType=PKCS12"), options)
+	}
 	return options
 }
 

@@ -59,7 +59,7 @@ func TestTrustManagerFillsTheBundle(t *testing.T) {
 		"--leader-elect=false", "--webhook-host", "127.0.0.1", fmt.Sprintf("--webhook-port=%d", freePort(t)), "--webhook-certificate-dir", certDir,
 		fmt.Sprintf("--readiness-probe-port=%d", freePort(t)), fmt.Sprintf("--metrics-port=%d", freePort(t)))
 
-	ca, _ := fixture.NewCA(t, "corp intercepting proxy")
+	ca, key := fixture.NewCA(t, "corp intercepting proxy")
 	values := filepath.Join(dir, "values.yaml")
 	require.NoError(t, os.WriteFile(values, []byte(fixture.ValuesYAML(t, map[string]any{
 		"clusterName": "wc1",
@@ -71,21 +71,26 @@ func TestTrustManagerFillsTheBundle(t *testing.T) {
 	// what every Pod mounts, as the library names it
 	spec := proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, fixture.TrustValues(t, "proxy", ca)), fixture.Release+"-app").Spec.Template.Spec
 	configMap, file := spec.Volumes[0].ConfigMap.Name, filepath.Base(fixture.BundleFile)
+	var p12 []byte
 	for _, ns := range []string{"apps", "org-acme"} {
 		var bundle string
 		deadline := time.Now().Add(60 * time.Second)
 		for time.Now().Before(deadline) {
 			if cm, err := cp.Client.CoreV1().ConfigMaps(ns).Get(context.Background(), configMap, metav1.GetOptions{}); err == nil {
-				if bundle = cm.Data[file]; bundle != "" {
+				if bundle, p12 = cm.Data[file], cm.BinaryData["ca-certificates.p12"]; bundle != "" && len(p12) > 0 {
 					break
 				}
 			}
 			time.Sleep(250 * time.Millisecond)
 		}
 		require.NotEmpty(t, bundle, "trust-manager wrote no %s/%s with key %s", ns, configMap, file)
+		require.NotEmpty(t, p12, "trust-manager wrote no PKCS#12 trust store into %s/%s", ns, configMap)
 		assert.Contains(t, bundle, strings.TrimSpace(strings.TrimPrefix(ca, "-----BEGIN CERTIFICATE-----\n"))[:64], "the proxy's CA is in the bundle")
 		assert.Greater(t, strings.Count(bundle, "BEGIN CERTIFICATE"), 100, "beside the public roots")
 	}
+	// the store the JVM's flags point at, as trust-manager wrote it, makes the JVM
+	// trust the intercepting proxy
+	assertJVMTrustsTheProxy(t, ca, key, p12)
 }
 
 // writeServingCert writes a self-signed tls.crt and tls.key for 127.0.0.1, for

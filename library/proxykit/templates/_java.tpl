@@ -18,6 +18,8 @@ Output: "-Dhttp.proxyHost=H -Dhttp.proxyPort=P -Dhttps.proxyHost=H -Dhttps.proxy
         HTTPS proxy, as Go sends https:// direct without one); nothing when the proxy
         is off. Never a credential: the JVM prints JAVA_TOOL_OPTIONS to stderr at
         every start, and its HTTP clients read no proxy credential from flags.
+        With proxy.trustedCA, then -Djavax.net.ssl.trustStore=<the bundle's PKCS#12
+        file> -Djavax.net.ssl.trustStoreType=PKCS12 (see proxykit.java.trustFlags).
         Fails when the proxy URLs are only in proxy.existingSecret (host and port
         are unknown at render time) or a proxy URL is https:// (the JVM cannot
         speak TLS to its proxy).
@@ -29,7 +31,25 @@ Output: "-Dhttp.proxyHost=H -Dhttp.proxyPort=P -Dhttps.proxyHost=H -Dhttps.proxy
   {{- $s.javaOptions -}}
 {{- else -}}
   {{- /* java is not among the runtimes: the chart author wants the flags for a config of their own */ -}}
-  {{- include "proxykit.java.flags" (dict "http" $s.http "https" $s.https "httpKey" "proxy.http" "httpsKey" "proxy.https" "runtimesKey" "" "noProxy" $s.noProxy "existingSecret" (ne $s.existingSecret "")) -}}
+  {{- $flags := include "proxykit.java.flags" (dict "http" $s.http "https" $s.https "httpKey" "proxy.http" "httpsKey" "proxy.https" "runtimesKey" "" "noProxy" $s.noProxy "existingSecret" (ne $s.existingSecret "")) -}}
+  {{- join " " (compact (list $flags (include "proxykit.java.trustFlags" $s.trustedCA))) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+proxykit.java.trustFlags — the JVM's flags for the trust bundle, with proxy.trustedCA.
+Input:  the resolved trustedCA (a PEM string, "" when unset).
+Output: -Djavax.net.ssl.trustStore=/etc/proxykit/ca/ca-certificates.p12
+        -Djavax.net.ssl.trustStoreType=PKCS12, or nothing without a trustedCA.
+The JVM ignores SSL_CERT_FILE and reads no PEM bundle: it needs a trust store, which
+trust-manager's Bundle writes beside the PEM (additionalFormats.pkcs12, password-less,
+so no password flag). It replaces the JVM's own cacerts, so the store must hold the
+public roots too, as the Bundle's useDefaultCAs gives it. Containers only: a machine
+has no such file (Debian's update-ca-certificates feeds the JVM's cacerts instead).
+*/}}
+{{- define "proxykit.java.trustFlags" -}}
+{{- if . -}}
+  {{- printf "-Djavax.net.ssl.trustStore=%s -Djavax.net.ssl.trustStoreType=PKCS12" (include "proxykit.trust.bundle" dict | fromJson).pkcs12File -}}
 {{- end -}}
 {{- end -}}
 

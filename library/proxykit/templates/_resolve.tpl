@@ -31,7 +31,9 @@ Output: nothing. The settings are computed once per chart render and kept on the
   cluster        map     the cluster.* keys as read (proxykit.cluster.facts)
   trustedCA      string  the PEM of the CA(s) a TLS-intercepting proxy signs with, checked; "" when unset
   runtimes       list    the runtimes of proxy.runtimes ("java", "node"), each once
-  javaOptions    string  the JVM's proxy flags (proxykit.java.flags) when runtimes has java and the proxy is on
+  javaOptions    string  the JVM's flags for a container when runtimes has java and the proxy is on:
+                         proxykit.java.flags, then proxykit.java.trustFlags with a trustedCA
+  javaMachineOptions string the JVM's proxy flags for a machine (no trust store there)
   from           map     http, https, noProxy, trustedCA, runtimes -> the values key each was read from
   networksKnown  bool    NO_PROXY covers a pod or service network and the API server, or cluster.requireNetworks is false
 Per key (http, https, noProxy, trustedCA, runtimes): proxy > cluster.proxy > global.proxy; "" and [] count as unset.
@@ -159,9 +161,11 @@ deepEqual compares the very same map in constant time.
 {{- if and $noProxy (has "node" $runtimes) -}}
   {{- $noProxy = include "proxykit.noProxy.forNode" $noProxy -}}
 {{- end -}}
+{{- $javaMachineOptions := "" -}}
 {{- $javaOptions := "" -}}
 {{- if and $enabled (has "java" $runtimes) -}}
-  {{- $javaOptions = include "proxykit.java.flags" (dict "http" $http "https" $https "httpKey" (index $from "http") "httpsKey" (index $from "https") "runtimesKey" (index $from "runtimes") "noProxy" $noProxy "existingSecret" (ne $existingSecret "")) -}}
+  {{- $javaMachineOptions = include "proxykit.java.flags" (dict "http" $http "https" $https "httpKey" (index $from "http") "httpsKey" (index $from "https") "runtimesKey" (index $from "runtimes") "noProxy" $noProxy "existingSecret" (ne $existingSecret "")) -}}
+  {{- $javaOptions = join " " (compact (list $javaMachineOptions (include "proxykit.java.trustFlags" $trustedCA))) -}}
 {{- end -}}
 
 {{- $settings := dict
@@ -176,6 +180,7 @@ deepEqual compares the very same map in constant time.
     "trustedCA" $trustedCA
     "runtimes" $runtimes
     "javaOptions" $javaOptions
+    "javaMachineOptions" $javaMachineOptions
     "from" $from
     "networksKnown" (or (not $requireNetworks) (and $composed.networks $composed.services))
     "cluster" $composed.cluster -}}
@@ -249,6 +254,7 @@ Output: JSON list, as proxykit.resolve.env, with the entries checked and written
   {{- $javaOptions := "" -}}
   {{- if $s.javaOptions -}}
     {{- $javaOptions = include "proxykit.java.flags" (dict "http" $s.http "https" $s.https "httpKey" (index $s.from "http") "httpsKey" (index $s.from "https") "runtimesKey" (index $s.from "runtimes") "noProxy" $noProxy "existingSecret" (ne $s.existingSecret "")) -}}
+    {{- $javaOptions = join " " (compact (list $javaOptions (include "proxykit.java.trustFlags" $s.trustedCA))) -}}
   {{- end -}}
   {{- include "proxykit.resolve.env" (merge (dict "noProxy" $noProxy "javaOptions" $javaOptions "plainNoProxy" true) $s) -}}
 {{- end -}}

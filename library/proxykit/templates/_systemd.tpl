@@ -59,5 +59,5 @@ Input:  the settings map of proxykit.resolve.settings. Output: JSON map of name 
 */}}
 {{- define "proxykit.systemd.values" -}}
 {{- $node := ternary "1" "" (has "node" .runtimes) -}}
-{{- toJson (dict "HTTP_PROXY" .http "HTTPS_PROXY" .https "NO_PROXY" .noProxy "http_proxy" .http "https_proxy" .https "no_proxy" .noProxy "JAVA_TOOL_OPTIONS" .javaOptions "NODE_USE_ENV_PROXY" $node) -}}
+{{- toJson (dict "HTTP_PROXY" .http "HTTPS_PROXY" .https "NO_PROXY" .noProxy "http_proxy" .http "https_proxy" .https "no_proxy" .noProxy "JAVA_TOOL_OPTIONS" .javaMachineOptions "NODE_USE_ENV_PROXY" $node) -}}
 {{- end -}}

@@ -9,13 +9,16 @@ it and point the clients at it.
 
 {{/*
 proxykit.trust.bundle — where the complete bundle lives, as JSON:
-  configMap  "proxykit-ca-bundle"             the ConfigMap in each namespace (trust-manager's target)
-  key        "ca-certificates.crt"            its key
-  mountPath  "/etc/proxykit/ca"               where containers mount it, read-only
-  file       "/etc/proxykit/ca/ca-certificates.crt"
+  configMap   "proxykit-ca-bundle"             the ConfigMap in each namespace (trust-manager's target)
+  key         "ca-certificates.crt"            its key (PEM)
+  mountPath   "/etc/proxykit/ca"               where containers mount it, read-only
+  file        "/etc/proxykit/ca/ca-certificates.crt"
+  pkcs12Key   "ca-certificates.p12"            the same certificates as a password-less PKCS#12
+                                               trust store, for the JVM (the Bundle's additionalFormats)
+  pkcs12File  "/etc/proxykit/ca/ca-certificates.p12"
 */}}
 {{- define "proxykit.trust.bundle" -}}
-{{- toJson (dict "configMap" "proxykit-ca-bundle" "key" "ca-certificates.crt" "mountPath" "/etc/proxykit/ca" "file" "/etc/proxykit/ca/ca-certificates.crt") -}}
+{{- toJson (dict "configMap" "proxykit-ca-bundle" "key" "ca-certificates.crt" "mountPath" "/etc/proxykit/ca" "file" "/etc/proxykit/ca/ca-certificates.crt" "pkcs12Key" "ca-certificates.p12" "pkcs12File" "/etc/proxykit/ca/ca-certificates.p12") -}}
 {{- end -}}
 
 {{/*
