@@ -12,20 +12,26 @@ import (
 
 	"github.com/gruntwork-io/terratest/modules/helm"
 	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
 // BenchmarkAdmissionLatency measures Pod CREATE through the loopback API server,
 // as a client sees it: with no policy, with the native policy, and with Kyverno's
-// MutatingPolicy and ClusterPolicy (its controllers running out-of-cluster). The
+// MutatingPolicy and ClusterPolicy (its controllers running out-of-cluster); and
+// the floor of the native engine: a MutatingAdmissionPolicy whose apply
+// configuration sets one label, what any such policy costs in this API server. The
 // engines take turns in rounds, so that drift on this machine reaches them all
 // alike; each gets podsPerEngine Pods, of one container, one init container and a
 // few env entries. It reports each engine's p50 and p99 in milliseconds;
-// hack/bench-ratio.sh prints them as ratios to no policy. `make bench` runs it
-// once (-benchtime 1x): every iteration is a full measurement.
+// hack/bench-ratio.sh prints them as ratios to no policy of the same run, and
+// their median over the runs. `make bench` runs it three times (-count 3
+// -benchtime 1x): every iteration is a full measurement.
 func BenchmarkAdmissionLatency(b *testing.B) {
 	const rounds, podsPerEngine = 4, 200
 	cp := startControlPlane(b)
@@ -34,7 +40,7 @@ func BenchmarkAdmissionLatency(b *testing.B) {
 	for _, ns := range []string{fixture.Namespace, "apps"} {
 		cp.ensureNamespace(b, ns)
 	}
-	engines := append([]admissionEngine{{name: "none"}}, admissionEngines...)
+	engines := append([]admissionEngine{{name: "none"}, {name: floorEngine, native: true}}, admissionEngines...)
 	for i := 0; i < b.N; i++ {
 		latencies := map[string][]time.Duration{}
 		for round := 0; round < rounds; round++ {
@@ -63,6 +69,14 @@ func measureAdmission(b *testing.B, cp *controlPlane, engine admissionEngine, id
 		require.NoError(b, helm.InstallE(b, helmOptions(cp, rel), rel.chart, rel.name))
 		waitForCell(b, cp, cell)
 	}
+	if engine.name == floorEngine {
+		bindFloorPolicy(b, cp, true)
+	}
+	// the timed requests go unthrottled: a client-side rate limiter's wait is no admission latency
+	unthrottled := rest.CopyConfig(cp.Config)
+	unthrottled.QPS, unthrottled.RateLimiter = -1, nil
+	client, err := kubernetes.NewForConfig(unthrottled)
+	require.NoError(b, err)
 	var out []time.Duration
 	var names []string
 	for i := 0; i < n; i++ {
@@ -70,10 +84,11 @@ func measureAdmission(b *testing.B, cp *controlPlane, engine admissionEngine, id
 		p.Name = strings.ToLower(p.Name)
 		p.Spec.InitContainers = []corev1.Container{fixture.Ctr("init")}
 		began := time.Now()
-		created, err := cp.Client.CoreV1().Pods("apps").Create(ctx, &p, metav1.CreateOptions{})
+		created, err := client.CoreV1().Pods("apps").Create(ctx, &p, metav1.CreateOptions{})
 		out = append(out, time.Since(began))
 		require.NoError(b, err)
 		require.Equal(b, engine.values != "", len(created.Spec.Containers[0].Env) > 2, "%s must inject", engine.name)
+		require.Equal(b, engine.name == floorEngine, created.Labels[floorEngine] == "yes", "only %s sets its label", floorEngine)
 		names = append(names, created.Name)
 	}
 	for _, name := range names {
@@ -83,5 +98,52 @@ func measureAdmission(b *testing.B, cp *controlPlane, engine admissionEngine, id
 		require.NoError(b, helm.DeleteE(b, helmOptions(cp, rel), rel.name, true))
 		waitForNoInjection(b, cp)
 	}
+	if engine.name == floorEngine {
+		bindFloorPolicy(b, cp, false)
+	}
 	return out
+}
+
+// floorEngine names the one-label MutatingAdmissionPolicy of the benchmark.
+const floorEngine = "floor"
+
+// bindFloorPolicy creates (bind) or deletes the one-label policy and its binding,
+// and waits until Pods get the label, or no longer do.
+func bindFloorPolicy(b *testing.B, cp *controlPlane, bind bool) {
+	ctx := context.Background()
+	policies := cp.Client.AdmissionregistrationV1()
+	if !bind {
+		require.NoError(b, policies.MutatingAdmissionPolicyBindings().Delete(ctx, floorEngine, metav1.DeleteOptions{}))
+		require.NoError(b, policies.MutatingAdmissionPolicies().Delete(ctx, floorEngine, metav1.DeleteOptions{}))
+	} else {
+		rule := admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+			Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
+		}}
+		_, err := policies.MutatingAdmissionPolicies().Create(ctx, &admissionregistrationv1.MutatingAdmissionPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: floorEngine},
+			Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
+				MatchConstraints:   &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{rule}},
+				ReinvocationPolicy: admissionregistrationv1.IfNeededReinvocationPolicy,
+				Mutations: []admissionregistrationv1.Mutation{{PatchType: admissionregistrationv1.PatchTypeApplyConfiguration,
+					ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: `Object{metadata: Object.metadata{labels: {"` + floorEngine + `": "yes"}}}`}}},
+			},
+		}, metav1.CreateOptions{})
+		require.NoError(b, err)
+		_, err = policies.MutatingAdmissionPolicyBindings().Create(ctx, &admissionregistrationv1.MutatingAdmissionPolicyBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: floorEngine}, Spec: admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: floorEngine},
+		}, metav1.CreateOptions{})
+		require.NoError(b, err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for i := 0; ; i++ {
+		p := fixture.Pod(fmt.Sprintf("floor-canary-%d", i), "apps", nil, fixture.Ctr("canary"))
+		created, err := cp.Client.CoreV1().Pods("apps").Create(ctx, &p, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		require.NoError(b, err)
+		if (created.Labels[floorEngine] == "yes") == bind {
+			return
+		}
+		require.True(b, time.Now().Before(deadline), "the floor policy never took effect (bind=%v)", bind)
+		time.Sleep(100 * time.Millisecond)
+	}
 }

@@ -53,16 +53,16 @@ Output: YAML list.
 {{- end }}
 - name: namespace-not-excluded
   expression: >-
-    !{{ include "proxy-policies.celRegexes" (include "proxy-policies.excludedNamespaces" $root | fromJsonArray) }}.exists(r, request.namespace.matches(r))
+    !{{ include "proxy-policies.celMatchesAny" (dict "patterns" (include "proxy-policies.excludedNamespaces" $root | fromJsonArray) "subject" "request.namespace") }}
 {{- with $root.Values.namespaces.include }}
 - name: namespace-included
   expression: >-
-    {{ include "proxy-policies.celRegexes" . }}.exists(r, request.namespace.matches(r))
+    {{ include "proxy-policies.celMatchesAny" (dict "patterns" . "subject" "request.namespace") }}
 {{- end }}
 {{- with $root.Values.exclude.names }}
 - name: name-not-excluded
   expression: >-
-    !{{ include "proxy-policies.celRegexes" . }}.exists(r, {{ $podName }}.matches(r))
+    !{{ include "proxy-policies.celMatchesAny" (dict "patterns" . "subject" $podName) }}
 {{- end }}
 - name: not-opted-out
   expression: >-

@@ -50,11 +50,26 @@ Input: a string. Output: the regex.
 {{- end -}}
 
 {{/*
-proxy-policies.celRegexes — name patterns (* and ?) as a CEL list of anchored regexes.
-Input: a list. Output: e.g. ["^kube-.*$", "^apps$"].
+proxy-policies.celMatchesAny — whether a name matches any of some patterns (* and ?),
+as a CEL boolean expression: names without a wildcard by list membership, the others
+by a regex written as a literal, which the API server and Kyverno compile once with
+the policy rather than once per request (a regex taken from a list is compiled at
+every evaluation).
+Input: dict "patterns" <list> "subject" <a CEL string expression>.
+Output: e.g. [object.metadata.name].exists(s, s in ["apps"] || s.matches("^kube-.*$")).
 */}}
-{{- define "proxy-policies.celRegexes" -}}
-[{{ range $i, $p := . }}{{ if $i }}, {{ end }}{{ toJson (include "proxy-policies.globRegex" $p) }}{{ end }}]
+{{- define "proxy-policies.celMatchesAny" -}}
+{{- $names := list -}}
+{{- $tests := list -}}
+{{- range $p := .patterns -}}
+  {{- if regexMatch "[*?]" $p -}}
+    {{- $tests = append $tests (printf "s.matches(%s)" (toJson (include "proxy-policies.globRegex" $p))) -}}
+  {{- else if not (has $p $names) -}}
+    {{- $names = append $names $p -}}
+  {{- end -}}
+{{- end -}}
+{{- if $names }}{{ $tests = prepend $tests (printf "s in %s" (include "proxy-policies.celStrings" $names)) }}{{ end -}}
+{{- printf "[%s].exists(s, %s)" .subject (join " || " $tests | default "false") -}}
 {{- end -}}
 
 {{/*
