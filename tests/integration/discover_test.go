@@ -294,6 +294,44 @@ networking:
 		assert.Contains(t, stderr, "Cluster org-a/nope")
 	})
 
+	// names at Kubernetes' limits: a namespace and a Cluster of 63 characters, a
+	// Node of 253 (a DNS subdomain), each named whole in the sources, the values
+	// file still YAML the library reads
+	longNS := "org-" + strings.Repeat("n", 59)
+	longCluster := "wc-" + strings.Repeat("c", 60)
+	longNode := strings.Repeat(strings.Repeat("a", 62)+".", 4)[:252] + "z"
+	require.Len(t, longNS, 63)
+	require.Len(t, longCluster, 63)
+	require.Len(t, longNode, 253)
+	cp.ensureNamespace(t, longNS)
+	long := wc.DeepCopy()
+	long.SetNamespace(longNS)
+	long.SetName(longCluster)
+	_, err = objects.dynamic.Resource(schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta2", Resource: "clusters"}).Namespace(longNS).Create(ctx, long, metav1.CreateOptions{})
+	require.NoError(t, err)
+	_, err = cp.Client.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: longNode},
+		Spec: corev1.NodeSpec{PodCIDRs: []string{"10.244.9.0/24"}, ProviderID: "gce://p/z/" + longNode[:40]}}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	t.Run("names at the 63 and 253 character limits: named whole, the values file intact", func(t *testing.T) {
+		code, res, stderr := discoverJSON(t, kubeconfig, "--capi-cluster", longNS+"/"+longCluster)
+		require.Equal(t, 0, code, stderr)
+		assert.Equal(t, []string{"Cluster " + longNS + "/" + longCluster}, res.Sources["podCIDRs"])
+		assert.Equal(t, []string{"100.64.0.0/16"}, res.Cluster.PodCIDRs)
+		code, values, stderr := cli(t, proxykitCLI(t), "discover", "--kubeconfig", kubeconfig, "--capi-cluster", longNS+"/"+longCluster)
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, values, "# from Cluster "+longNS+"/"+longCluster+"\n")
+		var parsed struct{ Cluster map[string]any }
+		require.NoError(t, yaml.Unmarshal([]byte(values), &parsed), "the values file is YAML:\n%s", values)
+		assert.Equal(t, "wc1.local", parsed.Cluster["domain"])
+
+		code, res, stderr = discoverJSON(t, kubeconfig)
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, res.Sources["metadataEndpoints"], "Node node-a (aws)", "the first cloud Node named")
+		code, values, stderr = cli(t, proxykitCLI(t), "discover", "--kubeconfig", kubeconfig)
+		require.Equal(t, 0, code, stderr)
+		require.NoError(t, yaml.Unmarshal([]byte(values), &parsed), "the values file is YAML:\n%s", values)
+	})
+
 	t.Run("kubectl proxykit: the krew archive's binary, run by a real kubectl", func(t *testing.T) {
 		dist := t.TempDir()
 		platform := runtime.GOOS + "/" + runtime.GOARCH
