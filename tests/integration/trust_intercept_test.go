@@ -22,7 +22,7 @@ import (
 
 // TestClientsTrustTheInterceptingProxy runs mitmproxy (Debian's) as a
 // TLS-intercepting proxy that signs with a CA of the test's, and real clients
-// (Go, curl, Python's requests and urllib) with the env the library renders for a
+// (Go, curl, Python's requests and urllib, Node.js 22, 24 and 26 with http and fetch) with the env the library renders for a
 // container: with the trust variables and the bundle (Debian's public roots plus
 // the CA, what trust-manager's Bundle with useDefaultCAs holds) each fetches an
 // HTTPS page through the proxy; without them each fails on the certificate.
@@ -45,7 +45,7 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 	require.NoError(t, os.WriteFile(bundle, append(roots, ca...), 0o644))
 
 	values := fixture.ValuesYAML(t, map[string]any{
-		"proxy":   map[string]any{"http": "http://127.0.0.1:8081", "https": "http://127.0.0.1:8081", "trustedCA": ca},
+		"proxy":   map[string]any{"http": "http://127.0.0.1:8081", "https": "http://127.0.0.1:8081", "trustedCA": ca, "runtimes": []string{"node"}},
 		"cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12", "metadataEndpoints": false},
 	})
 	app := fixture.SpecContainer(t, proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, values), fixture.Release+"-app").Spec.Template.Spec, "app")
@@ -59,6 +59,7 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 		}
 	}
 	require.Len(t, with, len(without)+4, "four trust variables")
+	require.Contains(t, with, `NODE_USE_ENV_PROXY="1"`)
 
 	self, err := os.Executable()
 	require.NoError(t, err)
@@ -67,6 +68,17 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 		"curl":            "curl -q -sS --max-time 10 https://secure.example:8443/",
 		"python-requests": "/usr/bin/python3 -c 'import requests; print(requests.get(\"https://secure.example:8443/\", timeout=10).text, end=\"\")'",
 		"python-urllib":   "/usr/bin/python3 -c 'import urllib.request; print(urllib.request.urlopen(\"https://secure.example:8443/\", timeout=10).read().decode(), end=\"\")'",
+	}
+	// Node.js of each LTS line, http.request and fetch, with NODE_USE_ENV_PROXY=1 and
+	// NODE_EXTRA_CA_CERTS as rendered
+	nodeBinaries, _ := nodeRuntimes(t)
+	for client, bin := range nodeBinaries {
+		request := `fetch(u).then((r) => r.text())`
+		if strings.HasSuffix(string(client), "-http") {
+			request = `new Promise((ok, fail) => require("node:https").get(u, (r) => { let b = ""; r.on("data", (c) => { b += c }); r.on("end", () => ok(b)) }).on("error", fail))`
+		}
+		script := `const u = "https://secure.example:8443/"; ` + request + `.then((b) => process.stdout.write(b), (e) => { console.log(String(e.cause || e)); process.exit(1) })`
+		clients[string(client)] = fmt.Sprintf("%q -e %q", bin, script)
 	}
 	// a node: the files Cluster API writes from cluster-proxy's Secret, then the
 	// rendered preKubeadmCommands, with update-ca-certificates working in a
