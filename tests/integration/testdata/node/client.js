@@ -1,11 +1,20 @@
-// Requests each URL of argv[3...] with the API argv[2] names, as an application
+// Requests each URL of argv[4...] with the API argv[2] names, as an application
 // run with NODE_USE_ENV_PROXY=1 would: "http" is http.request (the http module's
 // own proxy support), "fetch" the built-in fetch (undici's EnvHttpProxyAgent).
-// Prints each body, or "error". No module of its own: it runs on the node
-// binary of each LTS line that package-lock.json pins.
+// Prints each body, or "error". fetch tunnels even plain HTTP through CONNECT,
+// so the proxy adds no Via header the echo server could report: a request that
+// answered "direct" while the proxy's log (argv[3]) grew went through the proxy,
+// and is printed "proxy". No module of its own: it runs on the node binary of
+// each LTS line that package-lock.json pins.
 'use strict'
 
+const fs = require('node:fs')
 const http = require('node:http')
+
+// requests is how many requests the proxy's log records.
+function requests (log) {
+  return fs.readFileSync(log, 'utf8').split('Request (file descriptor').length - 1
+}
 
 function viaHTTP (url) {
   return new Promise((resolve, reject) => {
@@ -29,9 +38,12 @@ async function viaFetch (url) {
 async function main () {
   const get = { http: viaHTTP, fetch: viaFetch }[process.argv[2]]
   if (!get) throw new Error(`unknown API ${process.argv[2]}: http or fetch`)
-  for (const url of process.argv.slice(3)) {
+  const log = process.argv[3]
+  for (const url of process.argv.slice(4)) {
     try {
-      process.stdout.write(await get(url))
+      const before = requests(log)
+      const body = await get(url)
+      process.stdout.write(body.trim() === 'direct' && requests(log) > before ? 'proxy\n' : body)
     } catch (err) {
       console.log('error')
       console.error(url, err.cause || err)
