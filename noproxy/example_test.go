@@ -20,12 +20,8 @@ func ExampleDecide() {
 	// python-httpx false ""
 	// ruby false ""
 	// java true "[fd00:10:96::1]"
-	// node22-http true "fd00:10:96::1"
-	// node22-fetch true "[fd00:10:96::1]"
-	// node24-http true "fd00:10:96::1"
-	// node24-fetch true "[fd00:10:96::1]"
-	// node26-http true "fd00:10:96::1"
-	// node26-fetch true "fd00:10:96::1"
+	// node-http true "fd00:10:96::1"
+	// node-fetch true "[fd00:10:96::1]"
 }
 
 // The JVM's http.nonProxyHosts has no CIDR: the library expands an IPv4 CIDR to

@@ -24,9 +24,9 @@ var nodeClients = map[Client]struct {
 	line  nodeLine
 	fetch bool
 }{
-	Node22HTTP: {22, false}, Node22Fetch: {22, true},
-	Node24HTTP: {24, false}, Node24Fetch: {24, true},
-	Node26HTTP: {26, false}, Node26Fetch: {26, true},
+	NodeHTTP22: {22, false}, NodeFetch22: {22, true},
+	NodeHTTP: {24, false}, NodeFetch: {24, true},
+	NodeHTTP26: {26, false}, NodeFetch26: {26, true},
 }
 
 // defaultPort is the port of a URL without one, as both APIs fill it in.

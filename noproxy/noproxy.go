@@ -7,10 +7,11 @@
 // ships (curl 7.88, wget 1.21, requests 2.28, Python 3.11, HTTPX 0.23, Ruby 3.1's
 // Net::HTTP, which also looks at the address a host resolves to); java is OpenJDK 17's
 // http.nonProxyHosts matching over the library's translation of NO_PROXY (what
-// proxy.runtimes java puts in JAVA_TOOL_OPTIONS); node22-http, node22-fetch,
-// node24-http, node24-fetch, node26-http and node26-fetch are Node.js's
-// http.request and fetch with NODE_USE_ENV_PROXY=1 on each LTS line. Each is
-// checked against the real program through a real proxy by the project's tests.
+// proxy.runtimes java puts in JAVA_TOOL_OPTIONS); node-http and node-fetch are
+// Node.js 24's http.request and fetch with NODE_USE_ENV_PROXY=1, and
+// node-http@22, node-fetch@22, node-http@26, node-fetch@26 those of the other LTS
+// lines. Each is checked against the real program through a real proxy by the
+// project's tests.
 //
 // Only the NO_PROXY decision is modelled, not which variable names a client
 // reads (wget reads only no_proxy and http_proxy in lower case, for example).
@@ -20,6 +21,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -36,22 +38,30 @@ const (
 	PythonHTTPX    Client = "python-httpx"
 	Ruby           Client = "ruby"
 	Java           Client = "java"
-	// Node.js 22.21 and later 22.x: http.request and https.request, and fetch.
-	Node22HTTP  Client = "node22-http"
-	Node22Fetch Client = "node22-fetch"
-	// Node.js 24.x.
-	Node24HTTP  Client = "node24-http"
-	Node24Fetch Client = "node24-fetch"
-	// Node.js 26.x.
-	Node26HTTP  Client = "node26-http"
-	Node26Fetch Client = "node26-fetch"
+	// Node.js with NODE_USE_ENV_PROXY=1: http.request and https.request (the http
+	// module's own proxy support), and fetch (the bundled undici), on the 24.x line.
+	NodeHTTP  Client = "node-http"
+	NodeFetch Client = "node-fetch"
+	// The same on the 22.x line (22.21 and later) and on 26.x, which read NO_PROXY
+	// their own way.
+	NodeHTTP22  Client = "node-http@22"
+	NodeFetch22 Client = "node-fetch@22"
+	NodeHTTP26  Client = "node-http@26"
+	NodeFetch26 Client = "node-fetch@26"
 )
 
-// Clients lists every client, in the order explain prints them.
-var Clients = []Client{Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, Node22HTTP, Node22Fetch, Node24HTTP, Node24Fetch, Node26HTTP, Node26Fetch}
+// Clients lists the clients explain and the check rules judge, in the order
+// explain prints them. Node.js's 22.x and 26.x lines are clients of their own
+// (NodeClients), named with the line: node-fetch@22.
+var Clients = []Client{Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, NodeHTTP, NodeFetch}
 
-// NodeClients are the Node.js clients, which read the variables only with NODE_USE_ENV_PROXY=1.
-var NodeClients = []Client{Node22HTTP, Node22Fetch, Node24HTTP, Node24Fetch, Node26HTTP, Node26Fetch}
+// NodeClients are the Node.js clients of every LTS line the project models and
+// tests: 22.x, 24.x (node-http, node-fetch) and 26.x.
+var NodeClients = []Client{NodeHTTP22, NodeFetch22, NodeHTTP, NodeFetch, NodeHTTP26, NodeFetch26}
+
+// NodeLine is the Node.js release line a client models (22, 24 or 26), 0 for
+// any other client.
+func (c Client) NodeLine() int { return int(nodeClients[c].line) }
 
 // Decision is one client's choice for one target.
 type Decision struct {
@@ -65,17 +75,21 @@ type Decision struct {
 	Entry string `json:"entry"`
 }
 
-// ParseClient reads a client name; the error lists the known ones.
+// ParseClient reads a client name; the error lists the known ones. A Node.js
+// client may name its line: node-fetch@22, node-http@26 (node-http@24 is node-http).
 func ParseClient(name string) (Client, error) {
-	for _, c := range Clients {
+	for _, c := range append(slices.Clone(Clients), NodeClients...) {
 		if string(c) == name {
 			return c, nil
 		}
 	}
-	if name == "node" { // the one Node.js client of proxykit 0.5 and before
-		return "", fmt.Errorf("client \"node\" is gone: Node.js's http.request and fetch match NO_PROXY differently, and each LTS line its own way; name one of %s", join(NodeClients))
+	if base, line, ok := strings.Cut(name, "@"); ok && line == "24" && (base == string(NodeHTTP) || base == string(NodeFetch)) {
+		return Client(base), nil
 	}
-	return "", fmt.Errorf("unknown client %q (known: %s)", name, join(Clients))
+	if name == "node" { // the one Node.js client of proxykit 0.5 and before
+		return "", fmt.Errorf("client \"node\" is gone: Node.js's http.request and fetch match NO_PROXY differently; name node-http or node-fetch (Node.js 24), or with the line: %s", join(NodeClients))
+	}
+	return "", fmt.Errorf("unknown client %q (known: %s; Node.js's other lines: node-http@22, node-fetch@22, node-http@26, node-fetch@26)", name, join(Clients))
 }
 
 func join(clients []Client) string {

@@ -12,9 +12,9 @@ import (
 // The models' documented differences, one row each; the real programs confirm
 // every model in tests/noproxy_clients_test.go.
 func TestClientsDisagree(t *testing.T) {
-	nodeAll := []Client{Node22HTTP, Node22Fetch, Node24HTTP, Node24Fetch, Node26HTTP, Node26Fetch}
-	nodeHTTP := []Client{Node22HTTP, Node24HTTP, Node26HTTP}
-	fetch := []Client{Node22Fetch, Node24Fetch, Node26Fetch}
+	nodeAll := []Client{NodeHTTP22, NodeFetch22, NodeHTTP, NodeFetch, NodeHTTP26, NodeFetch26}
+	nodeHTTP := []Client{NodeHTTP22, NodeHTTP, NodeHTTP26}
+	fetch := []Client{NodeFetch22, NodeFetch, NodeFetch26}
 	with := func(base []Client, more ...Client) map[Client]bool {
 		m := map[Client]bool{}
 		for _, c := range append(slices.Clone(base), more...) {
@@ -29,15 +29,15 @@ func TestClientsDisagree(t *testing.T) {
 		{"*", "http://example.com", with(nodeAll, Go, Curl, PythonRequests, PythonURLLib, PythonHTTPX, Java)}, // Ruby reads "*" as a name
 		{"10.0.0.0/8", "http://10.1.2.3", with(nil, Go, Curl, PythonRequests, Ruby, Java)},
 		{"fd00::/8", "http://[fd00::1]", with(nil, Go)},
-		{"fd00::1", "http://[fd00::1]", with(nodeHTTP, Go, Curl, Wget, PythonRequests, Java, Node26Fetch)}, // undici 6 and 7 read "fd00:" port 1
+		{"fd00::1", "http://[fd00::1]", with(nodeHTTP, Go, Curl, Wget, PythonRequests, Java, NodeFetch26)}, // undici 6 and 7 read "fd00:" port 1
 		{"[fd00::1]", "http://[fd00::1]", with(fetch, PythonURLLib, Java)},
 		{"*.example.com", "http://a.example.com", with(nodeAll, Go, Java)},
 		{".example.com", "http://a.example.com", with(nodeAll, Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java)},
-		{".example.com", "http://example.com", with(nodeHTTP, Curl, PythonRequests, PythonURLLib, Node24Fetch, Node26Fetch)},
-		{".example.com", "http://badexample.com", with(nil, Node22HTTP)}, // 22's http module: any host that ends with the name
+		{".example.com", "http://example.com", with(nodeHTTP, Curl, PythonRequests, PythonURLLib, NodeFetch, NodeFetch26)},
+		{".example.com", "http://badexample.com", with(nil, NodeHTTP22)}, // 22's http module: any host that ends with the name
 		{"example.com", "http://badexample.com", with(nil, PythonRequests)},
-		{"cluster.local", "http://web.svc.cluster.local.", with(nil, Curl, Node26Fetch)},                                                                    // hence cluster.local. in NO_PROXY too
-		{"example.com", "http://a.example.com", with(nil, Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, Node24Fetch, Node26Fetch)}, // hence .example.com with node
+		{"cluster.local", "http://web.svc.cluster.local.", with(nil, Curl, NodeFetch26)},                                                                    // hence cluster.local. in NO_PROXY too
+		{"example.com", "http://a.example.com", with(nil, Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, NodeFetch, NodeFetch26)}, // hence .example.com with node
 		{"10.96.0.0/12", "http://10.111.255.255", with(nil, Go, Curl, PythonRequests, Ruby, Java)},
 		{"10.96.0.0/12", "http://10.112.0.1", nil}, // the JVM's patterns stop where the CIDR does
 		{"10.0.0.1-10.0.0.9", "http://10.0.0.5", with(nodeHTTP)},
@@ -46,7 +46,7 @@ func TestClientsDisagree(t *testing.T) {
 		{"", "http://localhost", with(nil, Go, Ruby, Java)}, // HTTPX proxies even localhost
 	}
 	for _, tc := range cases {
-		for _, c := range Clients {
+		for _, c := range append(slices.Clone(Clients), NodeClients...) {
 			d, err := Decide(c, tc.noProxy, tc.target)
 			require.NoError(t, err)
 			assert.Equal(t, tc.direct[c], d.Direct, "%s: %s with NO_PROXY=%q (entry %q)", c, tc.target, tc.noProxy, d.Entry)
@@ -87,7 +87,7 @@ func TestDecideEnvReadsTheClientsVariables(t *testing.T) {
 // The JVM decides on its flags, Node.js only with NODE_USE_ENV_PROXY=1.
 func TestDecideEnvRuntimes(t *testing.T) {
 	env := map[string]string{"HTTP_PROXY": "http://p:3128", "NO_PROXY": ".corp.example"}
-	for c, want := range map[Client]string{Java: "(no -Dhttp.proxyHost in JAVA_TOOL_OPTIONS)", Node24HTTP: "(NODE_USE_ENV_PROXY is not 1)", Node24Fetch: "(NODE_USE_ENV_PROXY is not 1)"} {
+	for c, want := range map[Client]string{Java: "(no -Dhttp.proxyHost in JAVA_TOOL_OPTIONS)", NodeHTTP: "(NODE_USE_ENV_PROXY is not 1)", NodeFetch22: "(NODE_USE_ENV_PROXY is not 1)"} {
 		d, err := DecideEnv(c, env, "http://example.com")
 		require.NoError(t, err)
 		assert.Equal(t, Decision{Target: "http://example.com", Client: c, Direct: true, Entry: want}, d)
@@ -131,10 +131,17 @@ func TestDecideEnvNodeVariables(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	_, err := Decide("lynx", "", "http://a")
-	assert.ErrorContains(t, err, `unknown client "lynx" (known: go, curl, wget, python-requests, python-urllib, python-httpx, ruby, java, node22-http, node22-fetch, node24-http, node24-fetch, node26-http, node26-fetch)`)
+	assert.ErrorContains(t, err, `unknown client "lynx" (known: go, curl, wget, python-requests, python-urllib, python-httpx, ruby, java, node-http, node-fetch; Node.js's other lines: node-http@22, node-fetch@22, node-http@26, node-fetch@26)`)
 	_, err = ParseClient("node")
 	assert.ErrorContains(t, err, `client "node" is gone`)
-	assert.ErrorContains(t, err, "node24-http, node24-fetch")
+	assert.ErrorContains(t, err, "name node-http or node-fetch")
+	for name, want := range map[string]Client{"node-fetch@22": NodeFetch22, "node-http@24": NodeHTTP, "node-fetch": NodeFetch, "node-http@26": NodeHTTP26} {
+		c, err := ParseClient(name)
+		require.NoError(t, err)
+		assert.Equal(t, want, c)
+	}
+	_, err = ParseClient("node-http@20")
+	assert.ErrorContains(t, err, `unknown client "node-http@20"`)
 	_, err = Decide(Go, "", "http://")
 	assert.ErrorContains(t, err, "is not a URL or host")
 }

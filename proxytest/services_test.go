@@ -70,7 +70,7 @@ func TestReleaseServiceProxied(t *testing.T) {
 	require.NoError(t, err)
 	findings = Check(m, testCluster)
 	require.Len(t, findings, 1)
-	assert.Contains(t, findings[0].Message, "argocd-repo-server.argocd.svc: node22-http, node22-fetch, node24-http, node26-http)")
+	assert.Contains(t, findings[0].Message, "argocd-repo-server.argocd.svc: node-http)")
 }
 
 // Ruby looks the name up: a Service's address in a NO_PROXY CIDR takes it around

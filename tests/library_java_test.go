@@ -172,7 +172,7 @@ func TestRuntimes(t *testing.T) {
 				d, err := noproxy.Decide(c, noProxy, target)
 				require.NoError(t, err)
 				// fetch matches no CIDR and no range: pod and Service addresses go through the proxy
-				assert.Equal(t, !strings.HasPrefix(target, "http://10.") || strings.HasSuffix(string(c), "-http"), d.Direct, "%s to %s (entry %q)", c, target, d.Entry)
+				assert.Equal(t, !strings.HasPrefix(target, "http://10.") || strings.HasPrefix(string(c), "node-http"), d.Direct, "%s to %s (entry %q)", c, target, d.Entry)
 			}
 		}
 	})

@@ -88,7 +88,7 @@ func rsaKeyAsCertificate(t *testing.T) string {
 // and proxykit.java.options, for a chart's own JAVA_OPTS, carries them too.
 func TestTrustedCAForTheJVM(t *testing.T) {
 	ca, _ := fixture.NewCA(t, "corp intercepting proxy")
-	trustFlags := " -Djavax.net.ssl.trustStore=/etc/proxykit/ca/ca-certificates.p12 -Djavax.net.ssl.trustStoreType=PKCS12"
+	trustFlags := " -Djavax.net.ssl.trustStore=/etc/proxykit/ca/ca-certificates.p12 -Djavax.net.ssl.trustStoreType=PKCS12 -Djavax.net.ssl.trustStorePassword="
 	values := strings.Replace(fixture.TrustValues(t, "proxy", ca), "proxy:\n", "proxy:\n  runtimes: [java]\n", 1) + "javaOptions: true\n"
 	r := fixture.Render(t, fixture.Fixture, values)
 	spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-app").Spec.Template.Spec

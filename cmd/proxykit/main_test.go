@@ -195,11 +195,11 @@ func TestEnvAndExplainRuntimes(t *testing.T) {
 	assert.Contains(t, out, "\nNODE_USE_ENV_PROXY='1'\n")
 	assert.Contains(t, out, ",10.96.0.0/12,10.96.0.0-10.111.255.255,", "Node's http module reads the Service network as a range")
 
-	code, out, stderr = runCLI(t, "", "explain", "--no-proxy", "10.96.0.0/12,fd00:10:96::/112", "--client", "java", "--client", "node24-http", "--client", "node24-fetch", "http://10.100.0.1", "http://[fd00:10:96::1]")
+	code, out, stderr = runCLI(t, "", "explain", "--no-proxy", "10.96.0.0/12,fd00:10:96::/112", "--client", "java", "--client", "node-http", "--client", "node-fetch@22", "http://10.100.0.1", "http://[fd00:10:96::1]")
 	require.Equal(t, 0, code, stderr)
 	assert.Regexp(t, `http://10\.100\.0\.1\s+java\s+direct\s+10\.100\.\*`, out)
-	assert.Regexp(t, `http://10\.100\.0\.1\s+node24-http\s+proxy`, out)
-	assert.Regexp(t, `http://10\.100\.0\.1\s+node24-fetch\s+proxy`, out)
+	assert.Regexp(t, `http://10\.100\.0\.1\s+node-http\s+proxy`, out)
+	assert.Regexp(t, `http://10\.100\.0\.1\s+node-fetch@22\s+proxy`, out)
 	assert.Regexp(t, `http://\[fd00:10:96::1\]\s+java\s+proxy`, out)
 	assert.Contains(t, out, "java: fd00:10:96::/112 is not in http.nonProxyHosts: an IPv6 CIDR")
 }

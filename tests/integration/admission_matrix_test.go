@@ -128,7 +128,7 @@ func (c admissionCell) javaOptions(t testing.TB) string {
 	require.Contains(t, options, "-Dhttp.proxyHost="+c.proxyHost()+" ")
 	require.NotContains(t, options, "svc-user", "no credential in the JVM's flags")
 	if c.config == configTrustedCA {
-		require.True(t, strings.HasSuffix(options, " -Djavax.net.ssl.trustStore=/etc/proxykit/ca/ca-certificates.p12 -Djavax.net.ssl.trustStoreType=PKCS12"), options)
+		require.True(t, strings.HasSuffix(options, " -Djavax.net.ssl.trustStore=/etc/proxykit/ca/ca-certificates.p12 -Djavax.net.ssl.trustStoreType=PKCS12 -Djavax.net.ssl.trustStorePassword="), options)
 	}
 	return options
 }

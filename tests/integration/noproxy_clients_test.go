@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,6 +122,9 @@ const realClientHosts = `127.0.0.1 localhost
 10.96.0.11 api.corp.example corp.example badcorp.example registry.local
 `
 
+// realClients are the clients the suite runs: those explain judges, and Node.js's other lines.
+var realClients = append(slices.Clone(noproxy.Clients), noproxy.NodeHTTP22, noproxy.NodeFetch22, noproxy.NodeHTTP26, noproxy.NodeFetch26)
+
 // hostsAddr is the first address of each name in realClientHosts, as a lookup gives it.
 var hostsAddr = func() map[string]netip.Addr {
 	m := map[string]netip.Addr{}
@@ -195,7 +199,7 @@ func nodeRuntimes(t *testing.T) (binaries map[noproxy.Client]string, script stri
 	require.NoError(t, err)
 	binaries = map[noproxy.Client]string{}
 	for _, c := range noproxy.NodeClients {
-		line, _, _ := strings.Cut(strings.TrimPrefix(string(c), "node"), "-")
+		line := strconv.Itoa(c.NodeLine())
 		bin := filepath.Join(dir, "node_modules", "node"+line, "bin", "node")
 		_, err := os.Stat(bin)
 		require.NoError(t, err, "Node.js %s is missing: `make node-modules` installs it from testdata/node/package-lock.json", line)
@@ -246,7 +250,7 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 	var batches []batch
 	values := realClientNoProxy(t)
 	libraryEnv := runtimesEnv(t)
-	for _, c := range noproxy.Clients {
+	for _, c := range realClients {
 		for i, np := range values {
 			lower := map[string]string{"http_proxy": "http://127.0.0.1:3128", "no_proxy": np}
 			switch c {
@@ -260,7 +264,7 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 					batches = append(batches, batch{c, mode + " " + jdk, np, jvm})
 				}
 				continue
-			case noproxy.Node22HTTP, noproxy.Node22Fetch, noproxy.Node24HTTP, noproxy.Node24Fetch, noproxy.Node26HTTP, noproxy.Node26Fetch:
+			case noproxy.NodeHTTP22, noproxy.NodeFetch22, noproxy.NodeHTTP, noproxy.NodeFetch, noproxy.NodeHTTP26, noproxy.NodeFetch26:
 				lower["NODE_USE_ENV_PROXY"] = "1"
 				if i == 0 {
 					batches = append(batches, batch{c, "library", libraryEnv["NO_PROXY"], libraryEnv})
@@ -305,7 +309,7 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 		case noproxy.Java:
 			fmt.Fprintf(&script, "%s java -cp %q ProxyClient %s %s\n", vars, javaClasses, strings.Fields(b.mode)[1], urls)
 		default: // Node.js: one process for every target; it reads tinyproxy's log itself
-			api := map[bool]string{true: "fetch", false: "http"}[strings.HasSuffix(string(b.client), "-fetch")]
+			api := map[bool]string{true: "fetch", false: "http"}[strings.HasPrefix(string(b.client), "node-fetch")]
 			fmt.Fprintf(&script, "%s %q %q %s %q %s\n", vars, nodeBinaries[b.client], nodeClient, api, proxyLog, urls)
 		}
 	}
@@ -349,7 +353,7 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 			seen[b.client][got[j]]++
 		}
 	}
-	for _, c := range noproxy.Clients {
+	for _, c := range realClients {
 		assert.Positive(t, seen[c]["direct"], "%s went direct at least once: %v", c, seen[c])
 		assert.Positive(t, seen[c]["proxy"], "%s went through the proxy at least once: %v", c, seen[c])
 	}

@@ -74,7 +74,7 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 	nodeBinaries, _ := nodeRuntimes(t)
 	for client, bin := range nodeBinaries {
 		request := `fetch(u).then((r) => r.text())`
-		if strings.HasSuffix(string(client), "-http") {
+		if strings.HasPrefix(string(client), "node-http") {
 			request = `new Promise((ok, fail) => require("node:https").get(u, (r) => { let b = ""; r.on("data", (c) => { b += c }); r.on("end", () => ok(b)) }).on("error", fail))`
 		}
 		script := `const u = "https://secure.example:8443/"; ` + request + `.then((b) => process.stdout.write(b), (e) => { console.log(String(e.cause || e)); process.exit(1) })`

@@ -19,7 +19,7 @@ Output: "-Dhttp.proxyHost=H -Dhttp.proxyPort=P -Dhttps.proxyHost=H -Dhttps.proxy
         is off. Never a credential: the JVM prints JAVA_TOOL_OPTIONS to stderr at
         every start, and its HTTP clients read no proxy credential from flags.
         With proxy.trustedCA, then -Djavax.net.ssl.trustStore=<the bundle's PKCS#12
-        file> -Djavax.net.ssl.trustStoreType=PKCS12 (see proxykit.java.trustFlags).
+        file>, its type and its (empty) password (see proxykit.java.trustFlags).
         Fails when the proxy URLs are only in proxy.existingSecret (host and port
         are unknown at render time) or a proxy URL is https:// (the JVM cannot
         speak TLS to its proxy).
@@ -40,16 +40,17 @@ Output: "-Dhttp.proxyHost=H -Dhttp.proxyPort=P -Dhttps.proxyHost=H -Dhttps.proxy
 proxykit.java.trustFlags — the JVM's flags for the trust bundle, with proxy.trustedCA.
 Input:  the resolved trustedCA (a PEM string, "" when unset).
 Output: -Djavax.net.ssl.trustStore=/etc/proxykit/ca/ca-certificates.p12
-        -Djavax.net.ssl.trustStoreType=PKCS12, or nothing without a trustedCA.
+        -Djavax.net.ssl.trustStoreType=PKCS12 -Djavax.net.ssl.trustStorePassword=
+        (empty: the store has none), or nothing without a trustedCA.
 The JVM ignores SSL_CERT_FILE and reads no PEM bundle: it needs a trust store, which
-trust-manager's Bundle writes beside the PEM (additionalFormats.pkcs12, password-less,
-so no password flag). It replaces the JVM's own cacerts, so the store must hold the
+trust-manager's Bundle writes beside the PEM (additionalFormats.pkcs12, password-less:
+its certificates are not encrypted, so every JVM reads them, whatever ciphers it has). It replaces the JVM's own cacerts, so the store must hold the
 public roots too, as the Bundle's useDefaultCAs gives it. Containers only: a machine
 has no such file (Debian's update-ca-certificates feeds the JVM's cacerts instead).
 */}}
 {{- define "proxykit.java.trustFlags" -}}
 {{- if . -}}
-  {{- printf "-Djavax.net.ssl.trustStore=%s -Djavax.net.ssl.trustStoreType=PKCS12" (include "proxykit.trust.bundle" dict | fromJson).pkcs12File -}}
+  {{- printf "-Djavax.net.ssl.trustStore=%s -Djavax.net.ssl.trustStoreType=PKCS12 -Djavax.net.ssl.trustStorePassword=" (include "proxykit.trust.bundle" dict | fromJson).pkcs12File -}}
 {{- end -}}
 {{- end -}}
 
