@@ -28,15 +28,12 @@ import (
 // HTTPS page through the proxy; without them each fails on the certificate.
 func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 	t.Parallel() // slow and independent: overlaps the other slow tests
-	for _, tool := range []string{"mitmdump", "curl", "/usr/bin/python3"} {
+	for _, tool := range []string{"curl", "/usr/bin/python3"} {
 		_, err := exec.LookPath(tool)
 		require.NoError(t, err, "%s is missing: `make debian-packages` installs it", tool)
 	}
 	ca, key := fixture.NewCA(t, "corp intercepting proxy")
 	dir := t.TempDir()
-	confdir := filepath.Join(dir, "mitmproxy")
-	require.NoError(t, os.MkdirAll(confdir, 0o700))
-	require.NoError(t, os.WriteFile(filepath.Join(confdir, "mitmproxy-ca.pem"), []byte(key+ca), 0o600))
 
 	// the bundle a Pod mounts: public roots plus the proxy's CA
 	roots, err := os.ReadFile("/etc/ssl/certs/ca-certificates.crt")
@@ -112,9 +109,7 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 	clients["node"] = "bash " + nodeScript // bash: dash allows no "-" in a function name
 
 	var script strings.Builder
-	fmt.Fprintf(&script, "%s=tls-echo-server %q &\n", testRoleVar, self)
-	fmt.Fprintf(&script, "mitmdump -q --listen-host 127.0.0.1 --listen-port 8081 --set confdir=%q --set ssl_insecure=true >%q 2>&1 &\n", confdir, filepath.Join(dir, "mitmdump.log"))
-	script.WriteString(waitForPort("127.0.0.1", 8081) + waitForPort("10.96.0.30", 8443))
+	script.WriteString(interceptingProxy(t, dir, ca, key))
 	for name, cmd := range clients {
 		variants := map[string][]string{"with": with, "without": without}
 		if name == "node" {
@@ -126,11 +121,7 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 			fmt.Fprintf(&script, "echo \"CASE %s %s $(echo \"$out\" | grep -qx secure && echo fetched || echo refused) $(echo \"$out\" | grep -qiE 'certificate|ssl' && echo on-the-certificate || echo other)\"\n", name, variant)
 		}
 	}
-	out := netns{
-		Addrs:     []string{"10.96.0.30"},
-		Hosts:     "127.0.0.1 localhost\n10.96.0.30 secure.example\n",
-		EchoPorts: []string{"8080"},
-	}.run(t, script.String())
+	out := interceptNetns.run(t, script.String())
 
 	got := map[string]string{}
 	for _, m := range regexp.MustCompile(`(?m)^CASE (\S+) (\S+) (\S+)(.*)$`).FindAllStringSubmatch(out, -1) {
@@ -152,4 +143,25 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 	assert.Greater(t, strings.Count(string(store), "BEGIN CERTIFICATE"), 100, "and Debian's public roots")
 	log, _ := os.ReadFile(filepath.Join(dir, "mitmdump.log"))
 	t.Logf("mitmdump: %s", log)
+}
+
+// interceptNetns is the namespace of the intercepting-proxy tests: the TLS echo
+// server's address, named secure.example.
+var interceptNetns = netns{Addrs: []string{"10.96.0.30"}, Hosts: "127.0.0.1 localhost\n10.96.0.30 secure.example\n", EchoPorts: []string{"8080"}}
+
+// interceptingProxy is the start of an interceptNetns script: the TLS echo server
+// on secure.example:8443 and, in front of it, mitmproxy on 127.0.0.1:8081 signing
+// with ca (key its private key; the log in dir/mitmdump.log), both answering.
+func interceptingProxy(t *testing.T, dir, ca, key string) string {
+	t.Helper()
+	_, err := exec.LookPath("mitmdump")
+	require.NoError(t, err, "mitmdump is missing: `make debian-packages` installs mitmproxy")
+	confdir := filepath.Join(dir, "mitmproxy")
+	require.NoError(t, os.MkdirAll(confdir, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(confdir, "mitmproxy-ca.pem"), []byte(key+ca), 0o600))
+	self, err := os.Executable()
+	require.NoError(t, err)
+	return fmt.Sprintf("%s=tls-echo-server %q &\n", testRoleVar, self) +
+		fmt.Sprintf("mitmdump -q --listen-host 127.0.0.1 --listen-port 8081 --set confdir=%q --set ssl_insecure=true >%q 2>&1 &\n", confdir, filepath.Join(dir, "mitmdump.log")) +
+		waitForPort("127.0.0.1", 8081) + waitForPort("10.96.0.30", 8443)
 }

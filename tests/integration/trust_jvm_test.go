@@ -5,7 +5,6 @@ package integration
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -28,13 +27,8 @@ import (
 // the certificate.
 func assertJVMTrustsTheProxy(t *testing.T, ca, key string, p12 []byte) {
 	t.Helper()
-	_, err := exec.LookPath("mitmdump")
-	require.NoError(t, err, "mitmdump is missing: `make debian-packages` installs mitmproxy")
 	classes := compileJavaClient(t)
 	dir := t.TempDir()
-	confdir := filepath.Join(dir, "mitmproxy")
-	require.NoError(t, os.MkdirAll(confdir, 0o700))
-	require.NoError(t, os.WriteFile(filepath.Join(confdir, "mitmproxy-ca.pem"), []byte(key+ca), 0o600))
 	store := filepath.Join(dir, "ca-certificates.p12")
 	require.NoError(t, os.WriteFile(store, p12, 0o644))
 
@@ -55,12 +49,8 @@ func assertJVMTrustsTheProxy(t *testing.T, ca, key string, p12 []byte) {
 	without := regexp.MustCompile(` -Djavax\.net\.ssl\.trustStore\S*`).ReplaceAllString(rendered, "")
 	require.NotContains(t, without, "trustStore")
 
-	self, err := os.Executable()
-	require.NoError(t, err)
 	var script strings.Builder
-	fmt.Fprintf(&script, "%s=tls-echo-server %q &\n", testRoleVar, self)
-	fmt.Fprintf(&script, "mitmdump -q --listen-host 127.0.0.1 --listen-port 8081 --set confdir=%q --set ssl_insecure=true >%q 2>&1 &\n", confdir, filepath.Join(dir, "mitmdump.log"))
-	script.WriteString(waitForPort("127.0.0.1", 8081) + waitForPort("10.96.0.30", 8443))
+	script.WriteString(interceptingProxy(t, dir, ca, key))
 	for _, jdk := range []string{"httpclient", "urlconnection"} {
 		for variant, opts := range map[string]string{"with": with, "without": without} {
 			fmt.Fprintf(&script, "out=$(env -i PATH=/usr/bin:/bin JAVA_TOOL_OPTIONS=%q java -cp %q ProxyClient %s https://secure.example:8443/ 2>&1)\n", opts, classes, jdk)
@@ -68,7 +58,7 @@ func assertJVMTrustsTheProxy(t *testing.T, ca, key string, p12 []byte) {
 			fmt.Fprintf(&script, "echo \"CASE %s %s $(echo \"$out\" | grep -qx secure && echo fetched || echo refused) $(echo \"$out\" | grep -qiE 'PKIX|certificat' && echo on-the-certificate || echo other)\"\n", jdk, variant)
 		}
 	}
-	out := netns{Addrs: []string{"10.96.0.30"}, Hosts: "127.0.0.1 localhost\n10.96.0.30 secure.example\n", EchoPorts: []string{"8080"}}.run(t, script.String())
+	out := interceptNetns.run(t, script.String())
 	got := map[string]string{}
 	for _, m := range regexp.MustCompile(`(?m)^CASE (\S+) (\S+) (\S+) (\S+)$`).FindAllStringSubmatch(out, -1) {
 		got[m[1]+" "+m[2]] = m[3] + " " + m[4]
