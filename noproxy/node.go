@@ -89,11 +89,11 @@ func isIPv4(s string) bool {
 }
 
 var (
-	fetchEntryPort  = regexp.MustCompile(`^(.+):(\d+)$`)
-	fetchIPv6Port   = regexp.MustCompile(`^\[(.+)\]:(\d+)$`)
-	fetchBracketed  = regexp.MustCompile(`^\[(.+)\]$`)
-	fetchWildcard   = regexp.MustCompile(`^\*?\.`)
-	fetchTrailingDo = regexp.MustCompile(`^(.+)\.$`)
+	fetchEntryPort   = regexp.MustCompile(`^(.+):(\d+)$`)
+	fetchIPv6Port    = regexp.MustCompile(`^\[(.+)\]:(\d+)$`)
+	fetchBracketed   = regexp.MustCompile(`^\[(.+)\]$`)
+	fetchWildcard    = regexp.MustCompile(`^\*?\.`)
+	fetchTrailingDot = regexp.MustCompile(`^(.+)\.$`)
 )
 
 // nodeFetchDecide models undici's EnvHttpProxyAgent, which NODE_USE_ENV_PROXY
@@ -165,7 +165,7 @@ func nodeFetchEntry(line nodeLine, entry string) (string, int) {
 		name = fetchWildcard.ReplaceAllString(name, "")
 	}
 	if line >= 26 {
-		name = fetchTrailingDo.ReplaceAllString(name, "$1")
+		name = fetchTrailingDot.ReplaceAllString(name, "$1")
 	}
 	return strings.ToLower(name), port
 }
