@@ -141,7 +141,7 @@ publish: package
 	for archive in $(DIST)/*.tgz; do $(HELM) push $$archive $(REGISTRY) $(PUSH_FLAGS) || exit 1; done
 
 ## test: yamllint, then every Go test: the packages (proxykit, proxytest, noproxy, the CLI) with
-## the race detector, the render tests of the library, the charts and the examples (tests/: in
+## the race detector, then in one run the render tests of the library, the charts and the examples (tests/: in
 ## process through proxytest, no binary), the integration suites (tests/integration, behind the
 ## integration build tag so that a plain `go test ./...` needs no binary: Kyverno, real NO_PROXY
 ## clients, live control planes, the helm CLIs, the registry) and the example consumer chart's
@@ -150,8 +150,8 @@ test: tools yamllint node-modules
 	@# a library archive vendored by an earlier run may be stale: the packages' examples would render it
 	rm -f charts/*/charts/proxykit-*.tgz examples/*/charts/proxykit-*.tgz tests/testdata/*/charts/proxykit-*.tgz
 	$(GO) test -count=1 -race . ./audit/... ./cluster/... ./cmd/... ./discover/... ./inject/... ./internal/... ./noproxy/... ./proxytest/...
-	$(GO) test -count=1 ./tests/
-	$(GO) test -count=1 -tags integration -parallel 4 ./tests/integration/
+	@# the render tests and the integration suites in one run: go test overlaps the two packages
+	$(GO) test -count=1 -tags integration -parallel 4 ./tests/ ./tests/integration/
 	cd examples/consumer-app && $(GO) test -count=1 ./...
 
 ## render: the fast loop: the library, chart and example render tests, in seconds, no binary needed
