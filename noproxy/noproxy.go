@@ -154,6 +154,11 @@ func DecideResolved(client Client, noProxy, targetURL string, addr netip.Addr) (
 	if err != nil {
 		return Decision{}, err
 	}
+	return decide(client, noProxy, t, addr)
+}
+
+// decide is DecideResolved for a target already read.
+func decide(client Client, noProxy string, t target, addr netip.Addr) (Decision, error) {
 	var entry string
 	var direct bool
 	switch client {
@@ -189,5 +194,5 @@ func DecideResolved(client Client, noProxy, targetURL string, addr netip.Addr) (
 			direct, entry = nodeHTTPDecide(node.line, noProxy, t)
 		}
 	}
-	return Decision{Target: targetURL, Client: client, Direct: direct, Entry: entry}, nil
+	return Decision{Target: t.raw, Client: client, Direct: direct, Entry: entry}, nil
 }

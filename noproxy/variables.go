@@ -88,5 +88,5 @@ func DecideEnvResolved(client Client, env map[string]string, targetURL string, a
 	if isNode && !node.fetch && !strings.HasPrefix(proxy, "http://") && !strings.HasPrefix(proxy, "https://") {
 		return direct("(Node.js ignores a proxy URL that is not http:// or https://)")
 	}
-	return DecideResolved(client, noProxy, targetURL, addr)
+	return decide(client, noProxy, t, addr)
 }

@@ -44,8 +44,9 @@ Output: -Djavax.net.ssl.trustStore=/etc/proxykit/ca/ca-certificates.p12
         (empty: the store has none), or nothing without a trustedCA.
 The JVM ignores SSL_CERT_FILE and reads no PEM bundle: it needs a trust store, which
 trust-manager's Bundle writes beside the PEM (additionalFormats.pkcs12, password-less:
-its certificates are not encrypted, so every JVM reads them, whatever ciphers it has). It replaces the JVM's own cacerts, so the store must hold the
-public roots too, as the Bundle's useDefaultCAs gives it. Containers only: a machine
+its certificates are not encrypted, so every JVM reads them, whatever ciphers it has).
+It replaces the JVM's own cacerts, so the store must hold the public roots too, as the
+Bundle's useDefaultCAs gives it. Containers only: a machine
 has no such file (Debian's update-ca-certificates feeds the JVM's cacerts instead).
 */}}
 {{- define "proxykit.java.trustFlags" -}}
