@@ -21,9 +21,25 @@ DIST      := dist
 DEMO_CHART  := examples/consumer-app
 DEMO_VALUES := examples/providers/eks.yaml
 
-.PHONY: all tools test render e2e bench demo lint yamllint debian-packages node-modules docs package publish krew helm-plugin clean
+.PHONY: all help unit vet tools test render e2e bench demo lint yamllint debian-packages node-modules docs package publish krew helm-plugin clean
 
 all: test
+
+## help: this list of targets
+help:
+	@sed -n 's/^## \([a-z-]*\): /\1\t/p' $(MAKEFILE_LIST) | expand -t 16
+
+# every package's own tests (not tests/, whose suites need the tools): `make unit` and `make test`
+UNIT_PACKAGES := . ./audit/... ./cluster/... ./cmd/... ./discover/... ./inject/... ./internal/... ./manifest/... ./noproxy/... ./proxytest/... ./rules/...
+
+## unit: every package's own tests with the race detector, in seconds, no tool built
+unit:
+	$(GO) test -count=1 -race $(UNIT_PACKAGES)
+
+## vet: go vet on every package, the integration suites' build tag included
+vet:
+	$(GO) vet ./...
+	$(GO) vet -tags integration ./tests/...
 
 ## tools: build the test binaries from pinned Go modules (Kyverno takes minutes the first time)
 tools: $(HELM) $(HELM4) $(KYVERNO) $(KYVERNO_CONTROLLERS) $(APISERVER) $(AGGREGATION) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER) $(KUBECTL) $(CRDS)
@@ -140,7 +156,7 @@ publish: package
 	@case "$(REGISTRY)" in oci://*) ;; *) echo "publish: set REGISTRY=oci://HOST/PATH" >&2; exit 2;; esac
 	for archive in $(DIST)/*.tgz; do $(HELM) push $$archive $(REGISTRY) $(PUSH_FLAGS) || exit 1; done
 
-## test: yamllint, then every Go test: the packages (proxykit, proxytest, noproxy, the CLI) with
+## test: yamllint, then every Go test: the packages (UNIT_PACKAGES, as `make unit`) with
 ## the race detector, then in one run the render tests of the library, the charts and the examples (tests/: in
 ## process through proxytest, no binary), the integration suites (tests/integration, behind the
 ## integration build tag so that a plain `go test ./...` needs no binary: Kyverno, real NO_PROXY
@@ -149,7 +165,7 @@ publish: package
 test: tools yamllint node-modules
 	@# a library archive vendored by an earlier run may be stale: the packages' examples would render it
 	rm -f charts/*/charts/proxykit-*.tgz examples/*/charts/proxykit-*.tgz tests/testdata/*/charts/proxykit-*.tgz
-	$(GO) test -count=1 -race . ./audit/... ./cluster/... ./cmd/... ./discover/... ./inject/... ./internal/... ./noproxy/... ./proxytest/...
+	$(GO) test -count=1 -race $(UNIT_PACKAGES)
 	@# the render tests and the integration suites in one run: go test overlaps the two packages
 	$(GO) test -count=1 -tags integration -parallel 4 ./tests/ ./tests/integration/
 	cd examples/consumer-app && $(GO) test -count=1 ./...

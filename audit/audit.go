@@ -1,4 +1,4 @@
-// Package audit checks the Pods of a live cluster with proxytest's rules: what
+// Package audit checks the Pods of a live cluster with package rules: what
 // `proxykit audit` runs, for a Go program of your own (an operator, a report
 // controller). It reads through a kubernetes.Interface, so a fake clientset
 // serves its tests.
@@ -24,7 +24,8 @@ import (
 
 	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/cluster"
-	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/manifest"
+	"github.com/proxykit/proxykit/rules"
 )
 
 // SystemNamespaces are left out of an audit of every namespace.
@@ -46,10 +47,10 @@ type Options struct {
 	Values map[string]any
 }
 
-// Finding is a proxytest Finding (its Namespace and Object "Pod/NAME" name the
+// Finding is a rules.Finding (its Namespace and Object "Pod/NAME" name the
 // Pod) with the Pod's UID and owner.
 type Finding struct {
-	proxytest.Finding
+	rules.Finding
 	UID   string `json:"-"`
 	Owner string `json:"-"` // "Deployment/web" for a ReplicaSet's Pod, the controller's kind/name, else "Pod/NAME"
 }
@@ -76,7 +77,7 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Resul
 	a := &auditor{ctx: ctx, client: client, cluster: opts.Cluster, owners: map[string]string{}}
 	if opts.Values != nil {
 		var err error
-		if a.variables, err = proxytest.VariablesFromValues(opts.Values); err != nil {
+		if a.variables, err = manifest.VariablesFromValues(opts.Values); err != nil {
 			return nil, err
 		}
 		if a.variables != nil { // the values set a proxy: judge staleness against it
@@ -154,13 +155,13 @@ func (a *auditor) check(pods []corev1.Pod, sources map[string]any) ([]Finding, e
 			}
 		}
 	}
-	m, err := proxytest.FromObjects(objects...)
+	m, err := manifest.FromObjects(objects...)
 	if err != nil {
 		return nil, err
 	}
-	found := proxytest.Check(m, a.cluster, proxytest.ExpectVariables(a.variables))
+	found := rules.Check(m, rules.WithCluster(a.cluster), rules.ExpectVariables(a.variables))
 	if a.want != nil {
-		found = append(found, proxytest.CheckStale(m, a.want)...)
+		found = append(found, rules.CheckStale(m, a.want)...)
 	}
 	out := make([]Finding, 0, len(found))
 	for _, f := range found {

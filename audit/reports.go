@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/rules"
 )
 
 // PolicyReport is a wgpolicyk8s.io/v1alpha2 PolicyReport, the format Kyverno's
@@ -169,7 +169,7 @@ func WriteOpenReports(w io.Writer, findings []Finding) error {
 
 // WriteJSON prints [{"namespace","object","container","rule","message"}].
 func WriteJSON(w io.Writer, findings []Finding) error {
-	rows := make([]proxytest.Finding, 0, len(findings))
+	rows := make([]rules.Finding, 0, len(findings))
 	for _, f := range findings {
 		rows = append(rows, f.Finding)
 	}

@@ -26,7 +26,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit"
-	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/manifest"
 )
 
 // Options are what Stream injects.
@@ -61,7 +61,7 @@ var commentLine = regexp.MustCompile(`^\s*(#.*)?$`)
 // split reads a stream into documents; the text of each is kept.
 func split(stream []byte) ([]document, error) {
 	var docs []document
-	for i, text := range proxytest.SplitDocuments(string(stream)) {
+	for i, text := range manifest.SplitDocuments(string(stream)) {
 		text = strings.Trim(text, "\n")
 		if strings.TrimSpace(text) == "" {
 			continue
@@ -190,7 +190,7 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	for _, doc := range docs {
 		changed, n := false, 0
 		if doc.object != nil && inj.enabled {
-			if tmpl, ok := proxytest.FindPodTemplate(doc.object); ok {
+			if tmpl, ok := manifest.FindPodTemplate(doc.object); ok {
 				changed, n, err = inj.podTemplate(tmpl, override)
 				if err != nil {
 					return nil, result, fmt.Errorf("%s %s: %w", doc.kind(), doc.meta("name"), err)

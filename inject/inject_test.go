@@ -19,6 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/proxykit/proxykit/manifest"
 	"github.com/proxykit/proxykit/proxytest"
 )
 
@@ -144,7 +145,7 @@ func TestStreamPlain(t *testing.T) {
 
 	// proxytest judges the output as a chart author's test would: only the own HTTP_PROXY differs
 	var rules []string
-	for _, f := range proxytest.Check(m, proxytest.Cluster{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1"}) {
+	for _, f := range proxytest.Check(m, proxytest.WithCluster(proxytest.Cluster{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1"})) {
 		rules = append(rules, f.Object+"/"+f.Container+" "+f.Rule)
 	}
 	assert.Equal(t, []string{"Deployment/web/web case-mismatch"}, rules)
@@ -182,7 +183,7 @@ func TestStreamCredentials(t *testing.T) {
 			assert.NotContains(t, o.Raw, "Zq", "%s carries the password", o.ID())
 		}
 	}
-	for _, f := range proxytest.Check(m, proxytest.Cluster{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}}) {
+	for _, f := range proxytest.Check(m, proxytest.WithCluster(proxytest.Cluster{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}})) {
 		assert.NotEqual(t, proxytest.RuleMissingSecret, f.Rule, "%s", f)
 		assert.NotEqual(t, proxytest.RuleCredentialsExposed, f.Rule, "%s", f)
 	}
@@ -277,7 +278,7 @@ func TestStreamProxyOff(t *testing.T) {
 	in := configMap + "---\n" + workloads
 	out, result := run(t, "cluster: {podCIDRs: [10.244.0.0/16]}\n", in, Options{Namespace: "shop"})
 	assert.Zero(t, result.Containers)
-	for _, doc := range proxytest.SplitDocuments(in) {
+	for _, doc := range manifest.SplitDocuments(in) {
 		assert.Contains(t, out, "---\n"+strings.Trim(doc, "\n")+"\n", "the proxy off: every document as it was")
 	}
 }

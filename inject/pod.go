@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/manifest"
 )
 
 // containerLists are the pod spec's lists, each of whose containers gets the proxy.
@@ -16,13 +16,13 @@ var containerLists = []string{"initContainers", "containers", "ephemeralContaine
 func (inj *injection) podTemplate(tmpl map[string]any, override bool) (bool, int, error) {
 	meta, _ := tmpl["metadata"].(map[string]any)
 	annotations, _ := meta["annotations"].(map[string]any)
-	for key, value := range proxytest.PodOptOuts() {
+	for key, value := range manifest.PodOptOuts() {
 		if annotations[key] == value {
 			return false, 0, nil
 		}
 	}
 	skip := map[string]bool{}
-	if names, ok := annotations[proxytest.AnnotationSkipContainers].(string); ok {
+	if names, ok := annotations[manifest.AnnotationSkipContainers].(string); ok {
 		for _, name := range strings.Split(names, ",") {
 			skip[strings.TrimSpace(name)] = true
 		}

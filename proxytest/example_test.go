@@ -41,7 +41,7 @@ func ExampleCheck() {
 		return
 	}
 	fmt.Println(m.Cluster.PodCIDRs, m.Variables)
-	fmt.Println(len(proxytest.Check(m, m.Cluster)), "findings")
+	fmt.Println(len(proxytest.Check(m)), "findings")
 	// Output:
 	// [10.244.0.0/16] [HTTP_PROXY NO_PROXY http_proxy no_proxy]
 	// 0 findings
@@ -70,7 +70,7 @@ spec:
         - {name: no_proxy, value: "localhost,.cluster.local"}
 `)
 	c := proxytest.Cluster{Domain: "cluster.local", ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1"}
-	for _, f := range proxytest.Check(m, c) {
+	for _, f := range proxytest.Check(m, proxytest.WithCluster(c)) {
 		fmt.Println(f.Container, f.Rule, f.Message[:strings.Index(f.Message, ";")])
 	}
 	// Output:

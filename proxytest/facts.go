@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"helm.sh/helm/v3/pkg/chart"
+
+	"github.com/proxykit/proxykit/manifest"
 )
 
 // factsTemplate is added to every chart of a render that depends on proxykit. It
@@ -68,17 +70,5 @@ func readFacts(files map[string]string) (c Cluster, variables []string, proxyOff
 			}
 		}
 	}
-	return c, expected(variables), len(variables) == 0, nil
-}
-
-// expected orders the variables the library renders as ProxyVariables does; nil
-// when it renders none (the proxy is off), so that Check then expects all six.
-func expected(rendered []string) []string {
-	var out []string
-	for _, name := range ProxyVariables {
-		if slices.Contains(rendered, name) {
-			out = append(out, name)
-		}
-	}
-	return out
+	return c, manifest.OrderVariables(variables), len(variables) == 0, nil
 }

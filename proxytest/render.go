@@ -3,7 +3,9 @@ package proxytest
 import (
 	"fmt"
 	"os"
+	"path"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/manifest"
 )
 
 // Option changes how Render renders a chart.
@@ -122,10 +125,10 @@ func RenderE(chartDir string, opts ...Option) (*Manifests, error) {
 	}
 	m.Values = values
 	m.Namespace = o.namespace
-	if m.Cluster, m.Variables, m.proxyOff, err = readFacts(files); err != nil {
+	if m.Cluster, m.Variables, m.ProxyOff, err = readFacts(files); err != nil {
 		return nil, err
 	}
-	return m, nil
+	return &Manifests{m}, nil
 }
 
 // addEmbeddedLibrary gives the chart, and each of its subcharts, the embedded
@@ -225,4 +228,32 @@ func checkDependencies(c *chart.Chart) error {
 		return fmt.Errorf("proxytest: %s: found in Chart.yaml, but missing in charts/ directory: %s; run `helm dependency build`", c.Name(), strings.Join(missing, ", "))
 	}
 	return nil
+}
+
+// parseRendered reads the engine's output, template by template in name order:
+// the chart's own templates, then its subcharts' (charts/<sub>/templates/...).
+func parseRendered(chartName string, files map[string]string) (*manifest.Manifests, error) {
+	var names []string
+	for name := range files {
+		if isManifest(chartName, name) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	m := &manifest.Manifests{}
+	for _, name := range names {
+		if err := m.Add(strings.TrimPrefix(name, chartName+"/"), files[name]); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// isManifest tells whether a rendered file is one `helm template` prints: a file
+// of a templates/ folder of the chart or a subchart, not NOTES.txt, not the facts.
+func isManifest(chartName, name string) bool {
+	if !strings.HasPrefix(name, chartName+"/") || path.Ext(name) == ".txt" || path.Base(name) == path.Base(factsTemplate) {
+		return false
+	}
+	return strings.HasPrefix(name, chartName+"/templates/") || strings.Contains(name, "/charts/") && strings.Contains(name, "/templates/")
 }

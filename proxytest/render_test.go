@@ -31,7 +31,7 @@ func TestRenderTakesTheFactsFromTheRender(t *testing.T) {
 	assert.Equal(t, "http://proxy.corp.example:3128", proxy["http"])
 	assert.Equal(t, []any{".corp.example"}, proxy["noProxy"], "the chart's default stays beside the option")
 
-	assert.Empty(t, Check(m, m.Cluster), "the chart is proxy ready: init container covered, sidecar opted out")
+	assert.Empty(t, Check(m), "the chart is proxy ready: init container covered, sidecar opted out")
 	fromValues, err := ClusterFromValues(m.Values)
 	require.NoError(t, err, "the merged values read as the library reads them")
 	assert.Equal(t, m.Cluster, fromValues)
@@ -40,12 +40,12 @@ func TestRenderTakesTheFactsFromTheRender(t *testing.T) {
 		m := Render(t, "testdata/platform", Values(`proxy: {http: http://a:1}`), Values(`{proxy: {https: http://b:2}, cluster: {metadataEndpoints: true}}`))
 		assert.True(t, m.Cluster.Metadata)
 		assert.Equal(t, ProxyVariables, m.Variables)
-		assert.Empty(t, Check(m, m.Cluster))
+		assert.Empty(t, Check(m))
 	})
 	t.Run("the proxy off: every variable is expected and the message says why", func(t *testing.T) {
 		m := Render(t, "testdata/platform")
 		assert.Nil(t, m.Variables)
-		findings := Check(m, m.Cluster)
+		findings := Check(m)
 		require.Len(t, findings, 4, "%v", findings) // migrate, api, db, report; envoy opts out
 		for _, f := range findings {
 			assert.Equal(t, RuleMissingProxyEnv, f.Rule)
@@ -61,7 +61,7 @@ func TestRenderChecksEverySubchart(t *testing.T) {
 	assert.Equal(t, []string{"10.244.0.0/16", "fd00:10:244::/56"}, m.Cluster.PodCIDRs, "every subchart's networks")
 	assert.Equal(t, []string{"10.96.0.0/12"}, m.Cluster.ServiceCIDRs, "one network named twice is listed once")
 
-	findings := Check(m, m.Cluster)
+	findings := Check(m)
 	require.Len(t, findings, 2, "%v", findings)
 	assert.Equal(t, Finding{Object: "Deployment/web", Container: "web", Rule: RuleNoProxyGap}, Finding{Object: findings[0].Object, Container: findings[0].Container, Rule: findings[0].Rule},
 		"web's NO_PROXY lacks the IPv6 pod network that worker's values name")
@@ -91,7 +91,7 @@ spec:
         - {name: main, image: x}
 `)
 	require.NoError(t, err)
-	findings := Check(m, testCluster)
+	findings := Check(m, WithCluster(testCluster))
 	require.Len(t, findings, 2, "%v", findings)
 	assert.Equal(t, RuleMissingSecret, findings[0].Rule)
 	assert.Equal(t, "init", findings[0].Container)
@@ -116,10 +116,10 @@ func TestTypedAccess(t *testing.T) {
 	assert.Contains(t, m.Environment(api)["NO_PROXY"], ".corp.example")
 
 	_, err := m.ContainerE("Deployment/shop-api", "nginx")
-	assert.EqualError(t, err, `proxytest: Deployment/shop-api has no container "nginx"; it has migrate, api, envoy`)
+	assert.EqualError(t, err, `manifest: Deployment/shop-api has no container "nginx"; it has migrate, api, envoy`)
 	_, err = m.ContainerE("Deployment/nope", "api")
-	assert.EqualError(t, err, "proxytest: Deployment/nope has no pod template in the manifests; have Deployment/shop-api, StatefulSet/shop-db, CronJob/shop-report")
-	assert.EqualError(t, m.Decode("Service", "shop-api", &struct{}{}), "proxytest: no Service/shop-api in the manifests; have Deployment/shop-api, StatefulSet/shop-db, CronJob/shop-report")
+	assert.EqualError(t, err, "manifest: Deployment/nope has no pod template in the manifests; have Deployment/shop-api, StatefulSet/shop-db, CronJob/shop-report")
+	assert.EqualError(t, m.Decode("Service", "shop-api", &struct{}{}), "manifest: no Service/shop-api in the manifests; have Deployment/shop-api, StatefulSet/shop-db, CronJob/shop-report")
 
 	typo, err := Parse("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replica: 2}\n")
 	require.NoError(t, err)
@@ -137,7 +137,7 @@ func TestFindIsSafeForConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			assert.NotNil(t, m.Find("StatefulSet", "release-name-db"))
-			assert.NotEmpty(t, Check(m, m.Cluster))
+			assert.NotEmpty(t, Check(m))
 		}()
 	}
 	wg.Wait()
@@ -170,7 +170,7 @@ func TestEmbeddedLibraryReplacesAVendoredCopy(t *testing.T) {
 
 	m = Render(t, chart, values, EmbeddedLibrary())
 	assert.Equal(t, "HTTP_PROXY", m.Container(t, "Deployment/release-name-api", "api").Env[0].Name)
-	assert.Empty(t, Check(m, m.Cluster))
+	assert.Empty(t, Check(m))
 }
 
 func TestKubeVersion(t *testing.T) {

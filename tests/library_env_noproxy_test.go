@@ -49,7 +49,7 @@ func TestGenerateEnvNoProxyPerCall(t *testing.T) {
 func assertServicesProxiedOnlyIn(t *testing.T, m *proxytest.Manifests) {
 	t.Helper()
 	var got []string
-	for _, f := range proxytest.Check(m, m.Cluster) {
+	for _, f := range proxytest.Check(m) {
 		require.Equal(t, proxytest.RuleReleaseServiceProxied, f.Rule, "%s", f)
 		got = append(got, f.Object+"/"+f.Container)
 		assert.Contains(t, f.Message, "Service api (api, api."+fixture.Namespace+": go, curl, wget, python-requests, python-urllib, python-httpx)", "%s", f)

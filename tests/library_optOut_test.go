@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/manifest"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
@@ -23,7 +24,7 @@ func TestOptOutVocabularyIsTheLibrarys(t *testing.T) {
 		SkipContainers string
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &v))
-	assert.Equal(t, v.Pod, proxytest.PodOptOuts())
+	assert.Equal(t, v.Pod, manifest.PodOptOuts())
 	assert.Equal(t, "false", v.Pod[proxytest.AnnotationInject])
 	assert.Equal(t, proxytest.AnnotationSkipContainers, v.SkipContainers)
 

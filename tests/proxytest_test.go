@@ -28,7 +28,7 @@ func TestEveryChartIsProxyReady(t *testing.T) {
 				if chart == fixture.ProxyPolicies || chart == fixture.ClusterProxy {
 					opts = append(opts, proxytest.NoWorkloads()) // policies and per-cluster Secrets
 				}
-				proxytest.AssertProxyReady(t, m, m.Cluster, opts...)
+				proxytest.AssertProxyReady(t, m, opts...)
 			})
 		}
 	}
@@ -46,7 +46,7 @@ cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], apiServer: 10
 	cluster := m.Cluster
 	cluster.NodeCIDRs = []string{"192.168.0.0/24"}
 	gaps := 0
-	for _, f := range proxytest.Check(m, cluster) {
+	for _, f := range proxytest.Check(m, proxytest.WithCluster(cluster)) {
 		if f.Rule == proxytest.RuleNoProxyGap {
 			gaps++
 			assert.Contains(t, f.Message, "http://192.168.0.0:8080, http://192.168.0.128:8080, http://192.168.0.255:8080 through the proxy",

@@ -10,7 +10,7 @@ import (
 
 	"github.com/proxykit/proxykit/audit"
 	"github.com/proxykit/proxykit/discover"
-	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/manifest"
 )
 
 // auditOptions are the flags of `proxykit audit`.
@@ -78,7 +78,7 @@ func (o *auditOptions) run(cmd *cobra.Command) error {
 		return usagef("%v at %s: %v", discover.ErrUnreachable, config.Host, err)
 	}
 	// the cluster facts from the values when they name a network, else from discover
-	if opts.Cluster, err = proxytest.ClusterFromValues(vals); err != nil {
+	if opts.Cluster, err = manifest.ClusterFromValues(vals); err != nil {
 		return usagef("%v", err)
 	}
 	if len(opts.Cluster.PodCIDRs)+len(opts.Cluster.ServiceCIDRs) == 0 {

@@ -7,7 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/manifest"
+	"github.com/proxykit/proxykit/rules"
 )
 
 // maxManifests bounds what check reads: a chart's render is a few MiB at most,
@@ -15,7 +16,7 @@ import (
 const maxManifests = 64 << 20
 
 // checkOptions are the flags of `proxykit check`, which reads rendered manifests
-// from FILE or standard input ("-" or none) and prints proxytest.Check's findings;
+// from FILE or standard input ("-" or none) and prints rules.Check's findings;
 // cluster facts come from the values.
 type checkOptions struct {
 	values    *valueFlags
@@ -62,7 +63,7 @@ func (o *checkOptions) run() error {
 	if err != nil {
 		return err
 	}
-	m, err := proxytest.Parse(string(text))
+	m, err := manifest.Parse(string(text))
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -74,7 +75,7 @@ func (o *checkOptions) run() error {
 	if err != nil {
 		return err
 	}
-	cluster, err := proxytest.ClusterFromValues(vals)
+	cluster, err := manifest.ClusterFromValues(vals)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -84,11 +85,11 @@ func (o *checkOptions) run() error {
 			"pass the cluster's values with -f (cluster.podCIDRs, cluster.serviceCIDRs; `proxykit discover` reads them from a cluster), " +
 			"or --set cluster.requireNetworks=false to check without them")
 	}
-	variables, err := proxytest.VariablesFromValues(vals)
+	variables, err := manifest.VariablesFromValues(vals)
 	if err != nil {
 		return usagef("%v", err)
 	}
-	findings := proxytest.Check(m, cluster, proxytest.ExpectVariables(variables))
+	findings := rules.Check(m, rules.WithCluster(cluster), rules.ExpectVariables(variables))
 	if o.output.value == "json" {
 		if err := printJSON(o.stdout, findings); err != nil {
 			return err

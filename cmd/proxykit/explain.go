@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proxykit/proxykit/manifest"
 	"github.com/proxykit/proxykit/noproxy"
-	"github.com/proxykit/proxykit/proxytest"
 )
 
 // explainOptions are the flags of `proxykit explain`, which prints, per target and
@@ -118,4 +118,4 @@ func clientList() string {
 }
 
 // redactUserInfo hides user-info: nothing that looks like a password is echoed.
-func redactUserInfo(s string) string { return proxytest.RedactUserInfo(s) }
+func redactUserInfo(s string) string { return manifest.RedactUserInfo(s) }

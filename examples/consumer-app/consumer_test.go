@@ -12,7 +12,7 @@ import (
 
 func TestEveryContainerGetsTheProxy(t *testing.T) {
 	m := proxytest.Render(t, ".", proxytest.Values(`proxy: {http: http://proxy.corp.example:3128, https: http://proxy.corp.example:3128}`))
-	proxytest.AssertProxyReady(t, m, m.Cluster)
+	proxytest.AssertProxyReady(t, m)
 }
 
 // Every values file the chart's CI installs with (chart-testing's ci/*-values.yaml).
@@ -24,7 +24,7 @@ func TestEveryCIValuesFile(t *testing.T) {
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
 			m := proxytest.Render(t, ".", proxytest.ValuesFile(file))
-			proxytest.AssertProxyReady(t, m, m.Cluster)
+			proxytest.AssertProxyReady(t, m)
 		})
 	}
 }
@@ -36,7 +36,7 @@ func TestAgainstTheProductionCluster(t *testing.T) {
 	production := proxytest.Cluster{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"},
 		ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1", Metadata: true}
 	m := proxytest.Render(t, ".", proxytest.Values(`proxy: {http: http://proxy.corp.example:3128, https: http://proxy.corp.example:3128}`))
-	proxytest.AssertProxyReady(t, m, production)
+	proxytest.AssertProxyReady(t, m, proxytest.WithCluster(production))
 }
 
 // The same test with the values of every cluster the chart ships to.
@@ -48,7 +48,7 @@ func TestEveryProvider(t *testing.T) {
 	for _, values := range providers {
 		t.Run(filepath.Base(values), func(t *testing.T) {
 			m := proxytest.Render(t, ".", proxytest.ValuesFile(values))
-			proxytest.AssertProxyReady(t, m, m.Cluster)
+			proxytest.AssertProxyReady(t, m)
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package proxytest
+package manifest
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package proxytest
+package rules
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/proxykit/proxykit/cluster"
+	"github.com/proxykit/proxykit/manifest"
 	"github.com/proxykit/proxykit/noproxy"
 )
 
@@ -24,14 +25,28 @@ type service struct {
 	addr            netip.Addr // an address its names resolve to, for clients that look (Ruby)
 }
 
+// releaseServiceProxied judges the names a container may call the render's
+// Services by, for every client model, on the container's own variables.
+func releaseServiceProxied(c *Context) string {
+	vars, key, ok := proxyEnv(c.Env)
+	if !ok || len(c.shared.services) == 0 {
+		return ""
+	}
+	msg := c.shared.decisions.releaseServiceFinding(vars, key, callHosts(c.shared.services, c.Container, c.Cluster.Domain))
+	if msg == "" {
+		return ""
+	}
+	return msg + c.Where + "; add those names to NO_PROXY: a chart of your own passes proxykit.proxy.serviceHosts to generateEnv's \"noProxy\", a chart you don't own gets every Service of its release from proxykit inject"
+}
+
 // services lists the render's Services.
-func (m *Manifests) services(c Cluster) []service {
+func services(m *manifest.Manifests, c cluster.Facts) []service {
 	var out []service
 	for _, o := range m.Objects {
 		if o.Kind != "Service" || o.Name == "" {
 			continue
 		}
-		s := service{name: o.Name, namespace: m.namespaceOf(o)}
+		s := service{name: o.Name, namespace: m.NamespaceOf(o)}
 		var svc corev1.Service
 		if o.Decode(&svc) == nil && len(svc.Spec.Ports) > 0 {
 			s.port = svc.Spec.Ports[0].Port
@@ -45,7 +60,7 @@ func (m *Manifests) services(c Cluster) []service {
 // serviceAddr is what a Service's names resolve to: its clusterIP, else one the
 // cluster would give it (the middle of its first service network; a headless
 // Service's names give Pod addresses); none for an ExternalName, or without networks.
-func serviceAddr(spec corev1.ServiceSpec, c Cluster) netip.Addr {
+func serviceAddr(spec corev1.ServiceSpec, c cluster.Facts) netip.Addr {
 	if a, err := netip.ParseAddr(spec.ClusterIP); err == nil {
 		return a
 	}
@@ -97,7 +112,7 @@ func (s service) target(host string) string {
 // then the hosts its env values, command and args call when they are a Service's:
 // a URL, host:port or a dotted name (with the port written there, and the cluster
 // domain's form too).
-func callHosts(services []service, ctr Container, domain string) []callHost {
+func callHosts(services []service, ctr manifest.Container, domain string) []callHost {
 	var out []callHost
 	for _, s := range services {
 		for _, f := range s.forms(ctr.Namespace) {
@@ -130,7 +145,7 @@ func callHosts(services []service, ctr Container, domain string) []callHost {
 		}
 	}
 	for _, e := range ctr.Env {
-		if e.ValueFrom == nil && !slices.Contains(ProxyVariables, e.Name) {
+		if e.ValueFrom == nil && !slices.Contains(manifest.ProxyVariables, e.Name) {
 			named("env "+e.Name, e.Value)
 		}
 	}
@@ -163,7 +178,7 @@ func hostOf(token string) (host, port string) {
 }
 
 // clientVariables are the variables that decide where a client sends a request.
-var clientVariables = append(slices.Clone(ProxyVariables), "JAVA_TOOL_OPTIONS", "NODE_USE_ENV_PROXY")
+var clientVariables = append(slices.Clone(manifest.ProxyVariables), "JAVA_TOOL_OPTIONS", "NODE_USE_ENV_PROXY")
 
 // proxiedBy lists the clients that send target through the proxy when started
 // with env: each reads its own variables (curl and wget the lower-case ones, the
@@ -195,13 +210,13 @@ func (j serviceJudge) proxiedBy(env map[string]string, envKey, target string, ad
 
 // proxyEnv is the part of a container's env that decides where requests go, and
 // a key for it; ok is false when no proxy variable is known.
-func proxyEnv(env containerEnv) (vars map[string]string, key string, ok bool) {
+func proxyEnv(env manifest.Env) (vars map[string]string, key string, ok bool) {
 	vars = map[string]string{}
 	var b strings.Builder
 	for _, name := range clientVariables {
-		if v, has := env.vars[name]; has && v.known() {
-			vars[name] = v.value
-			b.WriteString(name + "=" + v.value + "\x00")
+		if v, has := env.Vars[name]; has && v.Known() {
+			vars[name] = v.Value
+			b.WriteString(name + "=" + v.Value + "\x00")
 		}
 	}
 	return vars, b.String(), vars["HTTP_PROXY"] != "" || vars["http_proxy"] != ""

@@ -1,14 +1,16 @@
-package proxytest
+package rules
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit/manifest"
 )
 
 func TestCheckStale(t *testing.T) {
-	m, err := Parse(`apiVersion: v1
+	m, err := manifest.Parse(`apiVersion: v1
 kind: Pod
 metadata: {name: old, annotations: {proxykit.io/skip-containers: skipped}}
 spec:

@@ -1,4 +1,4 @@
-package proxytest
+package rules
 
 import (
 	"strconv"
@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit/manifest"
 )
 
 // argoLike is a render in the shape of Argo CD's: a server that calls the repo
@@ -25,9 +27,9 @@ func TestReleaseServiceProxied(t *testing.T) {
 	services := "argocd-repo-server,argocd-repo-server.argocd,argocd-repo-server.argocd.svc," +
 		"argocd-dex-server,argocd-dex-server.argocd,argocd-dex-server.argocd.svc,argocd-redis,argocd-redis.argocd,argocd-redis.argocd.svc"
 
-	m, err := Parse(argoLike(goodNoProxy))
+	m, err := manifest.Parse(argoLike(goodNoProxy))
 	require.NoError(t, err)
-	findings := Check(m, testCluster)
+	findings := Check(m, WithCluster(testCluster))
 	require.Len(t, findings, 1, "one finding per container and rule: %v", findings)
 	f := findings[0]
 	assert.Equal(t, RuleReleaseServiceProxied, f.Rule)
@@ -48,15 +50,15 @@ func TestReleaseServiceProxied(t *testing.T) {
 	assert.NotContains(t, f.Message, "node")
 
 	// with the Services' forms in NO_PROXY, nothing is left
-	m, err = Parse(argoLike(goodNoProxy + "," + services))
+	m, err = manifest.Parse(argoLike(goodNoProxy + "," + services))
 	require.NoError(t, err)
-	assert.Empty(t, Check(m, testCluster))
+	assert.Empty(t, Check(m, WithCluster(testCluster)))
 
 	// without cluster.local. the FQDN named in env goes through the proxy too
-	m, err = Parse(argoLike(strings.Replace(goodNoProxy, "cluster.local.,", "", 1) + "," + services))
+	m, err = manifest.Parse(argoLike(strings.Replace(goodNoProxy, "cluster.local.,", "", 1) + "," + services))
 	require.NoError(t, err)
 	var msgs []string
-	for _, f := range Check(m, testCluster) {
+	for _, f := range Check(m, WithCluster(testCluster)) {
 		if f.Rule == RuleReleaseServiceProxied {
 			msgs = append(msgs, f.Message)
 		}
@@ -66,9 +68,9 @@ func TestReleaseServiceProxied(t *testing.T) {
 
 	// Node.js with NODE_USE_ENV_PROXY matches a bare entry only exactly: svc does
 	// not cover name.namespace.svc for it
-	m, err = Parse(strings.Replace(argoLike(goodNoProxy), "          env:\n", "          env:\n            - {name: NODE_USE_ENV_PROXY, value: \"1\"}\n", 1))
+	m, err = manifest.Parse(strings.Replace(argoLike(goodNoProxy), "          env:\n", "          env:\n            - {name: NODE_USE_ENV_PROXY, value: \"1\"}\n", 1))
 	require.NoError(t, err)
-	findings = Check(m, testCluster)
+	findings = Check(m, WithCluster(testCluster))
 	require.Len(t, findings, 1)
 	assert.Contains(t, findings[0].Message, "argocd-repo-server.argocd.svc: node-http)")
 }
@@ -83,11 +85,11 @@ func TestReleaseServiceProxiedRubyResolves(t *testing.T) {
 		{"{clusterIP: None}", "proxied: a headless Service's names give Pod addresses"},
 	} {
 		svc := "apiVersion: v1\nkind: Service\nmetadata: {name: api, namespace: shop}\nspec: " + tc.spec + "\n"
-		m, err := Parse(pod(plainEnv("http://proxy:3128", "10.96.0.0/12"), "") + "\n---\n" + svc)
+		m, err := manifest.Parse(pod(plainEnv("http://proxy:3128", "10.96.0.0/12"), "") + "\n---\n" + svc)
 		require.NoError(t, err)
 		m.Namespace = "shop"
 		var msgs []string
-		for _, f := range Check(m, testCluster) {
+		for _, f := range Check(m, WithCluster(testCluster)) {
 			if f.Rule == RuleReleaseServiceProxied {
 				msgs = append(msgs, f.Message)
 			}
@@ -104,17 +106,17 @@ func TestReleaseServiceProxiedAcrossNamespaces(t *testing.T) {
 	client := "apiVersion: v1\nkind: Pod\nmetadata: {name: client, namespace: other}\nspec:\n  containers:\n    - name: c\n      image: x\n      env:\n" +
 		indent(plainEnv("http://proxy:3128", goodNoProxy+",api.shop,api.shop.svc"), "        ")
 	svc := "apiVersion: v1\nkind: Service\nmetadata: {name: api, namespace: shop}\n"
-	m, err := Parse(client + "---\n" + svc)
+	m, err := manifest.Parse(client + "---\n" + svc)
 	require.NoError(t, err)
-	assert.Empty(t, Check(m, testCluster))
+	assert.Empty(t, Check(m, WithCluster(testCluster)))
 
 	// after Parse, a Service without a namespace is judged by its bare name only,
 	// until the release namespace is known
-	m, err = Parse(pod(plainEnv("http://proxy:3128", goodNoProxy+",api"), "") + "\n---\napiVersion: v1\nkind: Service\nmetadata: {name: api}\n")
+	m, err = manifest.Parse(pod(plainEnv("http://proxy:3128", goodNoProxy+",api"), "") + "\n---\napiVersion: v1\nkind: Service\nmetadata: {name: api}\n")
 	require.NoError(t, err)
-	assert.Empty(t, Check(m, testCluster))
+	assert.Empty(t, Check(m, WithCluster(testCluster)))
 	m.Namespace = "shop"
-	findings := Check(m, testCluster)
+	findings := Check(m, WithCluster(testCluster))
 	require.Len(t, findings, 1)
 	assert.Contains(t, findings[0].Message, "Service api (api.shop: go, curl, wget, python-requests, python-urllib, python-httpx)")
 }

@@ -1,9 +1,11 @@
-package proxytest
+package rules
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/proxykit/proxykit/manifest"
 )
 
 // RuleStaleProxyEnv names a container whose proxy variables differ from what
@@ -17,7 +19,7 @@ const RuleStaleProxyEnv = "stale-proxy-env"
 // the container lacks is missing-proxy-env's business, not this rule's; a
 // container that opts out is left alone. The message names the variables,
 // never their values: they may carry credentials.
-func CheckStale(m *Manifests, want map[string]string) []Finding {
+func CheckStale(m *manifest.Manifests, want map[string]string) []Finding {
 	var findings []Finding
 	names := make([]string, 0, len(want))
 	for name := range want {
@@ -28,10 +30,10 @@ func CheckStale(m *Manifests, want map[string]string) []Finding {
 		if ctr.OptedOut() != "" {
 			continue
 		}
-		env := resolveEnv(m, ctr).vars
+		env := m.ResolveEnv(ctr).Vars
 		var differ []string
 		for _, name := range names {
-			if v, ok := env[name]; ok && v.known() && v.value != want[name] {
+			if v, ok := env[name]; ok && v.Known() && v.Value != want[name] {
 				differ = append(differ, name)
 			}
 		}

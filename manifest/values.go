@@ -1,8 +1,9 @@
-package proxytest
+package manifest
 
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"sigs.k8s.io/yaml"
 
@@ -10,22 +11,20 @@ import (
 	"github.com/proxykit/proxykit/cluster"
 )
 
-// Cluster is what NO_PROXY must cover: the cluster.* values, as the library reads
-// them. It is package cluster's Facts (Targets, Merge, HasIPv6), the one shape the
-// library's keys, discover and Check share.
-type Cluster = cluster.Facts
+// ProxyVariables are the names every container needs, upper case first.
+var ProxyVariables = []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"}
 
 // ClusterFromValues reads the cluster.* keys of a chart's values the way the
 // proxykit library reads them (it renders the library's proxykit.cluster.facts),
 // with the library's checks: a bad CIDR is an error naming the key.
-func ClusterFromValues(values map[string]any) (Cluster, error) {
+func ClusterFromValues(values map[string]any) (cluster.Facts, error) {
 	out, err := proxykit.Include("proxykit.cluster.facts", values)
 	if err != nil {
-		return Cluster{}, err
+		return cluster.Facts{}, err
 	}
-	var facts Cluster
+	var facts cluster.Facts
 	if err := json.Unmarshal([]byte(out), &facts); err != nil {
-		return Cluster{}, fmt.Errorf("proxytest: the library's cluster facts are not JSON: %w: %s", err, out)
+		return cluster.Facts{}, fmt.Errorf("manifest: the library's cluster facts are not JSON: %w: %s", err, out)
 	}
 	return facts, nil
 }
@@ -42,11 +41,24 @@ func VariablesFromValues(values map[string]any) ([]string, error) {
 	}
 	var env []struct{ Name string }
 	if err := yaml.Unmarshal([]byte(out), &env); err != nil {
-		return nil, fmt.Errorf("proxytest: the library's proxy env is not YAML: %w", err)
+		return nil, fmt.Errorf("manifest: the library's proxy env is not YAML: %w", err)
 	}
 	var names []string
 	for _, e := range env {
 		names = append(names, e.Name)
 	}
-	return expected(names), nil
+	return OrderVariables(names), nil
+}
+
+// OrderVariables orders the variables the library renders as ProxyVariables
+// does, leaving out any other name; nil when it renders none (the proxy is off),
+// so that Check then expects all six.
+func OrderVariables(rendered []string) []string {
+	var out []string
+	for _, name := range ProxyVariables {
+		if slices.Contains(rendered, name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }

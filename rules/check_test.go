@@ -1,9 +1,6 @@
-package proxytest
+package rules
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -11,12 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/proxykit/proxykit/internal/testfs"
+	"github.com/proxykit/proxykit/cluster"
+	"github.com/proxykit/proxykit/manifest"
 )
 
 const goodNoProxy = "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,[fd00:ec2::254],fd00:ec2::23,[fd00:ec2::23]"
 
-var testCluster = Cluster{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1", Metadata: true}
+var testCluster = cluster.Facts{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1", Metadata: true}
 
 // pod renders a Pod manifest whose one container has the given env and envFrom YAML.
 func pod(env, envFrom string, extra ...string) string {
@@ -100,9 +98,9 @@ func TestCheckRules(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := Parse(tc.manifests)
+			m, err := manifest.Parse(tc.manifests)
 			require.NoError(t, err)
-			findings := Check(m, testCluster)
+			findings := Check(m, WithCluster(testCluster))
 			assert.Equal(t, tc.want, rules(findings), "%v", findings)
 			for _, f := range findings {
 				assert.NotContains(t, f.Message, "pw@", "a finding shows a password")
@@ -112,105 +110,22 @@ func TestCheckRules(t *testing.T) {
 	}
 }
 
-func TestContainersOfEveryWorkloadKind(t *testing.T) {
-	spec := "containers: [{name: main, image: x}]\ninitContainers: [{name: init, image: x}]"
-	tmpl := func(kind, apiVersion, path string) string {
-		doc := "apiVersion: " + apiVersion + "\nkind: " + kind + "\nmetadata: {name: w}\n"
-		return doc + indent(path+indent(spec, strings.Repeat("  ", strings.Count(path, "\n"))), "")
-	}
-	manifests := strings.Join([]string{
-		"apiVersion: v1\nkind: Pod\nmetadata: {name: w}\nspec:\n" + indent(spec+"\nephemeralContainers: [{name: debug, image: x}]", "  "),
-		tmpl("Deployment", "apps/v1", "spec:\n  template:\n    spec:\n"),
-		tmpl("StatefulSet", "apps/v1", "spec:\n  template:\n    spec:\n"),
-		tmpl("DaemonSet", "apps/v1", "spec:\n  template:\n    spec:\n"),
-		tmpl("ReplicaSet", "apps/v1", "spec:\n  template:\n    spec:\n"),
-		tmpl("Job", "batch/v1", "spec:\n  template:\n    spec:\n"),
-		tmpl("CronJob", "batch/v1", "spec:\n  jobTemplate:\n    spec:\n      template:\n        spec:\n"),
-		tmpl("Rollout", "argoproj.io/v1alpha1", "spec:\n  template:\n    spec:\n"),
-		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: w}\ndata: {a: b}",
-	}, "\n---\n")
-	m, err := Parse(manifests)
-	require.NoError(t, err)
-	var got []string
-	for _, c := range m.Containers() {
-		got = append(got, c.Object+" "+c.List+" "+c.Name)
-	}
-	want := []string{"Pod/w initContainers init", "Pod/w containers main", "Pod/w ephemeralContainers debug"}
-	for _, kind := range []string{"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Rollout"} {
-		want = append(want, kind+"/w initContainers init", kind+"/w containers main")
-	}
-	assert.Equal(t, want, got)
-}
-
-// copyChart copies a chart directory without its charts/ folder.
-func copyChart(t *testing.T, from string) string {
-	t.Helper()
-	to := filepath.Join(t.TempDir(), filepath.Base(from))
-	testfs.CopyTree(t, from, to, "charts")
-	return to
-}
-
-func TestRenderUsesTheEmbeddedLibrary(t *testing.T) {
-	chart := copyChart(t, "../examples/consumer-app")
-	m := Render(t, chart, ValuesFile("../examples/providers/gke.yaml"))
-	c, err := ClusterFromValues(m.Values)
-	require.NoError(t, err)
-	assert.Equal(t, []string{"10.0.0.0/14"}, c.PodCIDRs)
-	var findings []Finding
-	for _, f := range Check(m, c) {
-		if f.Container != "metrics" { // opts out of the proxy on purpose
-			findings = append(findings, f)
-		}
-	}
-	assert.Empty(t, findings)
-
-	t.Run("a constraint the embedded library does not meet names both versions", func(t *testing.T) {
-		chartYAML := filepath.Join(chart, "Chart.yaml")
-		b, err := os.ReadFile(chartYAML)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(chartYAML, []byte(strings.Replace(string(b), "version: 0.6.0\n    repository", "version: ~0.1.0\n    repository", 1)), 0o644))
-		_, err = RenderE(chart)
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), "~0.1.0")
-		assert.Contains(t, err.Error(), "the embedded library is 0.6.0")
-	})
-}
-
-// The library's message, where `helm template` says it: the chart's own template and line.
-func TestRenderFailsWithTheLibraryMessage(t *testing.T) {
-	_, err := RenderE(copyChart(t, "../examples/consumer-app"), Values(`cluster: {podCIDRs: [10.0.0.0/33]}`))
-	require.Error(t, err)
-	assert.Regexp(t, `^execution error at \(consumer-app/templates/[a-z-]+\.yaml:\d+:\d+\): proxykit: cluster\.podCIDRs: "10\.0\.0\.0/33" is not a valid CIDR`, err.Error())
-}
-
-// A dependency in Chart.yaml that charts/ lacks fails as `helm template` fails
-// (proxykit alone is supplied by the embedded library).
-func TestRenderFailsOnAMissingDependency(t *testing.T) {
-	chart := copyChart(t, "../examples/consumer-app")
-	chartYAML := filepath.Join(chart, "Chart.yaml")
-	b, err := os.ReadFile(chartYAML)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(chartYAML, append(b, []byte("  - name: redis\n    version: 20.0.0\n    repository: oci://registry.example/charts\n    condition: redis.enabled\n")...), 0o644))
-	_, err = RenderE(chart)
-	assert.EqualError(t, err, "proxytest: consumer-app: found in Chart.yaml, but missing in charts/ directory: redis; run `helm dependency build`")
-}
-
 // AWS's IPv6 metadata address is judged only where Pods can reach it: on a
 // cluster with an IPv6 network. A hand-written NO_PROXY without it on an
 // IPv4-only cluster is fine.
 func TestIPv6MetadataOnlyWithIPv6Networks(t *testing.T) {
 	without := strings.ReplaceAll(goodNoProxy, ",fd00:ec2::254,[fd00:ec2::254]", "")
-	m, err := Parse(pod(plainEnv("http://proxy:3128", without), ""))
+	m, err := manifest.Parse(pod(plainEnv("http://proxy:3128", without), ""))
 	require.NoError(t, err)
-	assert.Empty(t, Check(m, testCluster), "IPv4 only")
+	assert.Empty(t, Check(m, WithCluster(testCluster)), "IPv4 only")
 	assert.NotContains(t, testCluster.Targets(), "http://[fd00:ec2::254]/latest/meta-data")
 
 	dual := testCluster
 	dual.PodCIDRs = []string{"10.244.0.0/16", "fd00:10:244::/56"}
 	withNetwork := strings.Replace(without, "10.244.0.0/16", "10.244.0.0/16,fd00:10:244::/56", 1)
-	m, err = Parse(pod(plainEnv("http://proxy:3128", withNetwork), ""))
+	m, err = manifest.Parse(pod(plainEnv("http://proxy:3128", withNetwork), ""))
 	require.NoError(t, err)
-	findings := Check(m, dual)
+	findings := Check(m, WithCluster(dual))
 	require.Len(t, findings, 1)
 	assert.Equal(t, RuleNoProxyGap, findings[0].Rule)
 	assert.Contains(t, findings[0].Message, "http://[fd00:ec2::254]/latest/meta-data")
@@ -222,47 +137,12 @@ func TestIPv6MetadataOnlyWithIPv6Networks(t *testing.T) {
 	assert.Contains(t, testCluster.Targets(), "http://169.254.170.23/v1/credentials", "EKS Pod Identity's agent")
 }
 
-// A render without a container (a values typo that turns every workload off)
-// fails AssertProxyReady unless the test says the chart has none.
-func TestAssertProxyReadyNeedsAContainer(t *testing.T) {
-	m, err := Parse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n")
-	require.NoError(t, err)
-	rec := &recordingT{TB: t}
-	AssertProxyReady(rec, m, testCluster)
-	require.Len(t, rec.errors, 1)
-	assert.Contains(t, rec.errors[0], "the render has no container")
-	assert.Contains(t, rec.errors[0], "proxytest.NoWorkloads()")
-
-	rec = &recordingT{TB: t}
-	AssertProxyReady(rec, m, testCluster, NoWorkloads())
-	assert.Empty(t, rec.errors)
-}
-
-// recordingT keeps what a test reported instead of failing.
-type recordingT struct {
-	testing.TB
-	errors []string
-}
-
-func (r *recordingT) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-}
-func (r *recordingT) Helper() {}
-
 // Check's expectations can be given explicitly, not through m.Variables.
 func TestCheckExpectVariables(t *testing.T) {
 	only := "- {name: HTTP_PROXY, value: http://proxy:3128}\n- {name: NO_PROXY, value: \"" + goodNoProxy + "\"}\n- {name: http_proxy, value: http://proxy:3128}\n- {name: no_proxy, value: \"" + goodNoProxy + "\"}"
-	m, err := Parse(pod(only, ""))
+	m, err := manifest.Parse(pod(only, ""))
 	require.NoError(t, err)
-	assert.Equal(t, []string{RuleMissingProxyEnv}, rules(Check(m, testCluster)), "after Parse, all six are expected")
-	assert.Empty(t, Check(m, testCluster, ExpectVariables([]string{"HTTP_PROXY", "NO_PROXY", "http_proxy", "no_proxy"})), "no https proxy set")
+	assert.Equal(t, []string{RuleMissingProxyEnv}, rules(Check(m, WithCluster(testCluster))), "after Parse, all six are expected")
+	assert.Empty(t, Check(m, WithCluster(testCluster), ExpectVariables([]string{"HTTP_PROXY", "NO_PROXY", "http_proxy", "no_proxy"})), "no https proxy set")
 	assert.Empty(t, m.Variables, "the manifests are left as they are")
-}
-
-// One pattern finds and hides user-info, in any scheme.
-func TestRedactUserInfo(t *testing.T) {
-	assert.Equal(t, "proxy http://***@proxy:3128 and socks5://***@s:1080, not http://host/p@x",
-		RedactUserInfo("proxy http://u:Zq'x@proxy:3128 and socks5://a@s:1080, not http://host/p@x"))
-	assert.True(t, hasUserInfo("HTTP_PROXY=http://u:p@proxy:3128"))
-	assert.False(t, hasUserInfo("http://proxy:3128/path@x"))
 }

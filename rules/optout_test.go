@@ -1,10 +1,12 @@
-package proxytest
+package rules
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit/manifest"
 )
 
 func TestOptOuts(t *testing.T) {
@@ -29,14 +31,14 @@ func TestOptOuts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			doc := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    metadata:\n      annotations: {" + tc.annotations + "}\n" +
 				"    spec:\n      initContainers: [{name: init, image: x}]\n      containers: [{name: app, image: x}, {name: metrics, image: x}]\n"
-			m, err := Parse(doc)
+			m, err := manifest.Parse(doc)
 			require.NoError(t, err)
 			got := map[string]string{}
 			var missing []string
 			for _, c := range m.Containers() {
 				got[c.Name] = c.OptedOut()
 			}
-			for _, f := range Check(m, testCluster) {
+			for _, f := range Check(m, WithCluster(testCluster)) {
 				require.Equal(t, RuleMissingProxyEnv, f.Rule)
 				missing = append(missing, f.Container)
 			}
@@ -54,7 +56,7 @@ func TestOptOuts(t *testing.T) {
 
 // An opted-out container still must not leak credentials or read a missing Secret.
 func TestOptOutKeepsTheOtherRules(t *testing.T) {
-	m, err := Parse(`apiVersion: v1
+	m, err := manifest.Parse(`apiVersion: v1
 kind: Pod
 metadata:
   name: p
@@ -68,5 +70,5 @@ spec:
         - {name: HTTPS_PROXY, valueFrom: {secretKeyRef: {name: gone, key: HTTPS_PROXY}}}
 `)
 	require.NoError(t, err)
-	assert.Equal(t, []string{RuleCredentialsExposed, RuleCredentialsExposed, RuleMissingSecret}, rules(Check(m, testCluster)))
+	assert.Equal(t, []string{RuleCredentialsExposed, RuleCredentialsExposed, RuleMissingSecret}, rules(Check(m, WithCluster(testCluster))))
 }

@@ -1,14 +1,14 @@
-package proxytest
+package rules
 
 import (
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/proxykit/proxykit/manifest"
 )
 
 // Inputs that used to pass Check with nothing judged (issue: false all-clear).
@@ -27,15 +27,15 @@ func TestParseReadsEveryObject(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := Parse(tc.manifests)
+			m, err := manifest.Parse(tc.manifests)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, m.IDs())
 		})
 	}
 	t.Run("the List's Pod is checked", func(t *testing.T) {
-		m, err := Parse(cases[0].manifests)
+		m, err := manifest.Parse(cases[0].manifests)
 		require.NoError(t, err)
-		assert.Equal(t, []string{RuleMissingProxyEnv}, rules(Check(m, testCluster)))
+		assert.Equal(t, []string{RuleMissingProxyEnv}, rules(Check(m, WithCluster(testCluster))))
 	})
 }
 
@@ -45,7 +45,7 @@ func TestParseRejectsWhatCheckCouldNotJudge(t *testing.T) {
 		"a List whose items are not a list":   "apiVersion: v1\nkind: List\nitems: {a: b}\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := Parse(manifests)
+			_, err := manifest.Parse(manifests)
 			assert.Error(t, err)
 		})
 	}
@@ -61,13 +61,13 @@ func TestSecretKeyRefsReadTheirOwnNamespace(t *testing.T) {
 	podIn := func(ns string) string {
 		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: " + ns + "}\nspec:\n  containers:\n    - name: c\n      image: x\n      env:\n" + indent(env, "        ")
 	}
-	m, err := Parse(podIn("apps") + "---\n" + secret("other"))
+	m, err := manifest.Parse(podIn("apps") + "---\n" + secret("other"))
 	require.NoError(t, err)
-	findings := Check(m, testCluster)
+	findings := Check(m, WithCluster(testCluster))
 	require.Equal(t, []string{RuleMissingSecret}, rules(findings), "%v", findings)
-	m, err = Parse(podIn("apps") + "---\n" + secret("other") + "---\n" + secret("apps"))
+	m, err = manifest.Parse(podIn("apps") + "---\n" + secret("other") + "---\n" + secret("apps"))
 	require.NoError(t, err)
-	assert.Empty(t, Check(m, testCluster))
+	assert.Empty(t, Check(m, WithCluster(testCluster)))
 }
 
 // URLs with user-info are found whatever their scheme and whatever the password holds.
@@ -80,17 +80,17 @@ func TestCredentialsOfEveryShapeAreFound(t *testing.T) {
 		`HTTPS://user:pw@proxy.corp`,
 	} {
 		t.Run(url, func(t *testing.T) {
-			assert.True(t, hasUserInfo(url))
-			m, err := Parse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {url: '" + url + "'}\n")
+			assert.True(t, manifest.HasUserInfo(url))
+			m, err := manifest.Parse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {url: '" + url + "'}\n")
 			if err != nil { // a quote that YAML's single quotes cannot hold raw: use a block scalar
-				m, err = Parse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  url: |-\n    " + url + "\n")
+				m, err = manifest.Parse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  url: |-\n    " + url + "\n")
 			}
 			require.NoError(t, err)
-			assert.Equal(t, []string{RuleCredentialsExposed}, rules(Check(m, testCluster)))
+			assert.Equal(t, []string{RuleCredentialsExposed}, rules(Check(m, WithCluster(testCluster))))
 		})
 	}
 	for _, notCredentials := range []string{"https://registry.corp/charts/app", "registry.corp/app@sha256:0123", "https://host/path@v1"} {
-		assert.False(t, hasUserInfo(notCredentials), notCredentials)
+		assert.False(t, manifest.HasUserInfo(notCredentials), notCredentials)
 	}
 }
 
@@ -101,46 +101,18 @@ func TestFromObjects(t *testing.T) {
 			{Name: "HTTP_PROXY", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "proxy"}, Key: "HTTP_PROXY"}}}}}}}}
 	secret := corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: metav1.ObjectMeta{Name: "proxy", Namespace: "shop"},
 		Data: map[string][]byte{"HTTP_PROXY": []byte("http://proxy:3128")}}
-	m, err := FromObjects(&pod, secret)
+	m, err := manifest.FromObjects(&pod, secret)
 	require.NoError(t, err)
 	require.Len(t, m.Containers(), 1)
 	assert.Equal(t, "shop", m.Containers()[0].Namespace)
 	assert.Equal(t, "http://proxy:3128", m.Environment(m.Containers()[0])["HTTP_PROXY"], "the Secret of the same objects is read")
-	for _, f := range Check(m, testCluster) {
+	for _, f := range Check(m, WithCluster(testCluster)) {
 		assert.NotEqual(t, RuleMissingSecret, f.Rule, "%s", f)
 		assert.Equal(t, "shop", f.Namespace)
 	}
 
-	_, err = FromObjects(corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bare"}})
+	_, err = manifest.FromObjects(corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bare"}})
 	assert.ErrorContains(t, err, "object 1 has no kind")
 }
 
 // Inputs `proxykit check` may be handed: read as Helm reads them, or refused
-// naming the document, in bounded time.
-func TestParseHostileYAML(t *testing.T) {
-	pod := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: x}]\n"
-	for _, c := range []struct {
-		name, text string
-		objects    int
-		err        string
-	}{
-		{"a byte order mark", "\ufeff" + pod, 1, ""},
-		{"CRLF line ends", strings.ReplaceAll(pod, "\n", "\r\n"), 1, ""},
-		{"JSON", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}]}}`, 1, ""},
-		{"a ... end marker", pod + "...\n---\n" + pod, 2, ""},
-		{"nesting 10,000 deep", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\ndata: {x: " + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + "}\n", 0, "not YAML"},
-		{"a 4 MiB string", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: h}\ndata: {x: \"" + strings.Repeat("a", 4<<20) + "\"}\n", 1, ""},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			began := time.Now()
-			m, err := Parse(c.text)
-			assert.Less(t, time.Since(began), 10*time.Second)
-			if c.err != "" {
-				assert.ErrorContains(t, err, c.err)
-				return
-			}
-			require.NoError(t, err)
-			assert.Len(t, m.Objects, c.objects)
-		})
-	}
-}

@@ -1,0 +1,122 @@
+package manifest
+
+import (
+	"encoding/base64"
+	"fmt"
+)
+
+// Value is one variable as a container would see it, with where it comes from.
+type Value struct {
+	Value string
+	// From is "value", "Secret/NAME", "ConfigMap/NAME", or "other" (a fieldRef,
+	// a resourceFieldRef: nothing the manifests can tell).
+	From string
+	// Missing names the object or key it reads that the manifests lack.
+	Missing string
+}
+
+// Known tells whether the value is what the container gets: its source is in
+// the manifests and is no fieldRef.
+func (v Value) Known() bool { return v.Missing == "" && v.From != "other" }
+
+// Env is a container's environment as the kubelet builds it.
+type Env struct {
+	Vars map[string]Value
+	// MissingSources are the envFrom sources ("Secret/NAME") the manifests lack
+	// and that are not optional.
+	MissingSources []string
+}
+
+// ResolveEnv applies envFrom, then env, as the kubelet does (env wins), reading
+// secretKeyRef and configMapKeyRef from the Secrets and ConfigMaps of the
+// manifests in the container's namespace.
+func (m *Manifests) ResolveEnv(ctr Container) Env {
+	c, ns := ctr.Container, ctr.Namespace
+	env := Env{Vars: map[string]Value{}}
+	for _, src := range c.EnvFrom {
+		kind, name, optional := "ConfigMap", "", false
+		if src.ConfigMapRef != nil {
+			name, optional = src.ConfigMapRef.Name, src.ConfigMapRef.Optional != nil && *src.ConfigMapRef.Optional
+		} else if src.SecretRef != nil {
+			kind, name, optional = "Secret", src.SecretRef.Name, src.SecretRef.Optional != nil && *src.SecretRef.Optional
+		} else {
+			continue
+		}
+		data, ok := m.ObjectData(kind, name, ns)
+		if !ok {
+			if !optional {
+				env.MissingSources = append(env.MissingSources, kind+"/"+name)
+			}
+			continue
+		}
+		for k, v := range data {
+			env.Vars[src.Prefix+k] = Value{Value: v, From: kind + "/" + name}
+		}
+	}
+	for _, e := range c.Env {
+		switch {
+		case e.ValueFrom == nil:
+			env.Vars[e.Name] = Value{Value: e.Value, From: "value"}
+		case e.ValueFrom.SecretKeyRef != nil:
+			env.Vars[e.Name] = m.keyRef("Secret", e.ValueFrom.SecretKeyRef.Name, e.ValueFrom.SecretKeyRef.Key, ns)
+		case e.ValueFrom.ConfigMapKeyRef != nil:
+			env.Vars[e.Name] = m.keyRef("ConfigMap", e.ValueFrom.ConfigMapKeyRef.Name, e.ValueFrom.ConfigMapKeyRef.Key, ns)
+		default:
+			env.Vars[e.Name] = Value{From: "other"}
+		}
+	}
+	return env
+}
+
+func (m *Manifests) keyRef(kind, name, key, namespace string) Value {
+	data, ok := m.ObjectData(kind, name, namespace)
+	if !ok {
+		return Value{From: kind + "/" + name, Missing: kind + "/" + name}
+	}
+	v, ok := data[key]
+	if !ok {
+		return Value{From: kind + "/" + name, Missing: fmt.Sprintf("key %s of %s/%s", key, kind, name)}
+	}
+	return Value{Value: v, From: kind + "/" + name}
+}
+
+// ObjectData is a ConfigMap's data or a Secret's data (decoded) and stringData,
+// of the object in that namespace: a Pod reads only its own namespace's.
+func (m *Manifests) ObjectData(kind, name, namespace string) (map[string]string, bool) {
+	o := m.FindIn(kind, name, namespace)
+	if o == nil {
+		return nil, false
+	}
+	out := map[string]string{}
+	if d, ok := o.Content["data"].(map[string]any); ok {
+		for k, v := range d {
+			s := fmt.Sprint(v)
+			if kind == "Secret" {
+				if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+					s = string(b)
+				}
+			}
+			out[k] = s
+		}
+	}
+	if d, ok := o.Content["stringData"].(map[string]any); ok && kind == "Secret" {
+		for k, v := range d {
+			out[k] = fmt.Sprint(v)
+		}
+	}
+	return out, true
+}
+
+// Environment is the container's environment as the kubelet builds it: envFrom,
+// then env, with secretKeyRef and configMapKeyRef read from the Secrets and
+// ConfigMaps of the manifests. A variable whose source is missing, or that comes
+// from a fieldRef or resourceFieldRef, is left out.
+func (m *Manifests) Environment(c Container) map[string]string {
+	out := map[string]string{}
+	for name, v := range m.ResolveEnv(c).Vars {
+		if v.Known() {
+			out[name] = v.Value
+		}
+	}
+	return out
+}

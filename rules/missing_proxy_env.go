@@ -1,0 +1,30 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/proxykit/proxykit/manifest"
+)
+
+// RuleMissingProxyEnv: HTTP_PROXY, HTTPS_PROXY or NO_PROXY, or a lower-case twin, is absent.
+const RuleMissingProxyEnv = "missing-proxy-env"
+
+// missingProxyEnv lists the expected variables the container lacks, unless it opts out.
+func missingProxyEnv(c *Context) string {
+	var missing []string
+	for _, name := range manifest.ProxyVariables {
+		if _, ok := c.Env.Vars[name]; !ok && (c.Expected == nil || slices.Contains(c.Expected, name)) {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 || c.OptedOut() != "" {
+		return ""
+	}
+	fix := "call proxykit.generateEnv for it, or, if it must not use the proxy, name it in the pod template's " + manifest.AnnotationSkipContainers + " annotation"
+	if c.Manifests.ProxyOff {
+		fix = "the proxy is off in the values this chart was rendered with (proxy.http and proxy.https, cluster.proxy.* and global.proxy.* are empty), so the library emits no proxy variable: set the proxy in the values you test with"
+	}
+	return fmt.Sprintf("%s %s not set%s; %s", strings.Join(missing, ", "), isAre(len(missing)), c.Where, fix)
+}

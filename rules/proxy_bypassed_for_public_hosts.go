@@ -1,0 +1,46 @@
+package rules
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/proxykit/proxykit/noproxy"
+)
+
+// RuleProxyBypassedForPublicHosts: NO_PROXY bypasses everything or a public host
+// (was proxied-cluster-wide).
+const RuleProxyBypassedForPublicHosts = "proxy-bypassed-for-public-hosts"
+
+const publicHostsAreNotCovered = "https://example.com,https://api.github.com,http://93.184.216.34,http://[2606:2800:220:1::1]"
+
+func proxyBypassedForPublicHosts(c *Context) string {
+	value, ok := c.noProxy()
+	if !ok {
+		return ""
+	}
+	wide := once(c.shared.wide, value, func() string { return bypassesPublicHosts(value) })
+	if wide == "" {
+		return ""
+	}
+	return fmt.Sprintf("NO_PROXY bypasses the proxy for %s, so public traffic goes direct%s; remove that entry from NO_PROXY", wide, c.Where)
+}
+
+// bypassesPublicHosts names the first public host NO_PROXY sends around the proxy.
+func bypassesPublicHosts(noProxy string) string {
+	for _, entry := range strings.Split(noProxy, ",") {
+		if strings.TrimSpace(entry) == "*" {
+			return "every host (*)"
+		}
+	}
+	hosts := strings.Split(publicHostsAreNotCovered, ",")
+	sort.Strings(hosts)
+	proxied := noproxy.GoProxied(noProxy)
+	for _, target := range hosts {
+		if u, err := url.Parse(target); err == nil && !proxied(u) {
+			return target
+		}
+	}
+	return ""
+}
