@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/proxykit/proxykit/cluster"
+	"github.com/proxykit/proxykit/manifest"
 )
 
 // Facts are the cluster.* values proxykit's library reads: package cluster's Facts.
@@ -58,7 +59,7 @@ func Discover(ctx context.Context, config *rest.Config, opts Options) (*Result, 
 		return nil, err
 	}
 	if _, err := client.Discovery().ServerVersion(); err != nil {
-		return nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, config.Host, err)
+		return nil, fmt.Errorf("%w at %s: %v", ErrUnreachable, manifest.RedactUserInfo(config.Host), manifest.RedactUserInfo(err.Error()))
 	}
 	return discoverWith(ctx, client, dyn, opts)
 }

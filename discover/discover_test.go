@@ -2,6 +2,7 @@ package discover
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -50,4 +51,21 @@ func TestNoNetworkIsAnError(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "no source named a pod or a service network")
 	assert.Contains(t, res.Warnings, `ConfigMap kube-system/cilium-config: cluster-pool-ipv4-cidr/ipv6-cidr "10.0.0.0/33" is not a CIDR; left out`)
+}
+
+// A providerID is text a kubelet writes: one that names no cloud (here with a
+// line break and YAML after it) is warned about, quoted, and never becomes a source.
+func TestHostileProviderIDIsNoSource(t *testing.T) {
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		calicoIPPools: "IPPoolList", openShiftNetwork: "NetworkList",
+	})
+	for _, id := range []string{"aws\nproxy:\n  http: http://evil.example:3128\n#://i-1", "aws\u2028proxy: {http: http://evil.example:3128}\u2028#://i-1", "aws\u0085x://i-1"} {
+		client := fake.NewClientset(
+			&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}, Spec: corev1.NodeSpec{PodCIDRs: []string{"10.244.1.0/24"}, ProviderID: id}},
+			&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: "default"}, Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.1"}})
+		res, err := discoverWith(context.Background(), client, dyn, Options{})
+		require.NoError(t, err)
+		assert.Empty(t, res.Sources["metadataEndpoints"], "%q", id)
+		assert.Contains(t, res.Warnings, fmt.Sprintf("Node n1: spec.providerID %q names no cloud provider; it is not read", id))
+	}
 }

@@ -185,6 +185,9 @@ type nodeFacts struct {
 	providers []string // "Node NAME (aws)" per cloud seen
 }
 
+// cloudName is how a providerID names its cloud ("aws", "gce", "azure", "openstack" ...).
+var cloudName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,62}$`)
+
 // nodes reads every Node's spec.podCIDRs and spec.providerID, a page at a time.
 func (r *reader) nodes() nodeFacts {
 	const object = "Nodes"
@@ -200,7 +203,14 @@ func (r *reader) nodes() nodeFacts {
 		for _, n := range list.Items {
 			out.count++
 			raw = append(raw, n.Spec.PodCIDRs...)
-			if cloud, _, ok := strings.Cut(n.Spec.ProviderID, "://"); ok && !clouds[cloud] {
+			cloud, _, ok := strings.Cut(n.Spec.ProviderID, "://")
+			switch {
+			case !ok || clouds[cloud]:
+			case !cloudName.MatchString(cloud):
+				// text a kubelet wrote, never a name: it reaches no output but quoted
+				clouds[cloud] = true
+				r.warnf("Node %s: spec.providerID %q names no cloud provider; it is not read", n.Name, n.Spec.ProviderID)
+			default:
 				clouds[cloud] = true
 				out.providers = append(out.providers, fmt.Sprintf("Node %s (%s)", n.Name, cloud))
 			}

@@ -61,7 +61,11 @@ var commentLine = regexp.MustCompile(`^\s*(#.*)?$`)
 // split reads a stream into documents; the text of each is kept.
 func split(stream []byte) ([]document, error) {
 	var docs []document
-	for i, text := range manifest.SplitDocuments(string(stream)) {
+	texts, err := manifest.SplitDocuments(string(stream))
+	if err != nil {
+		return nil, err
+	}
+	for i, text := range texts {
 		text = strings.Trim(text, "\n")
 		if strings.TrimSpace(text) == "" {
 			continue

@@ -278,7 +278,9 @@ func TestStreamProxyOff(t *testing.T) {
 	in := configMap + "---\n" + workloads
 	out, result := run(t, "cluster: {podCIDRs: [10.244.0.0/16]}\n", in, Options{Namespace: "shop"})
 	assert.Zero(t, result.Containers)
-	for _, doc := range manifest.SplitDocuments(in) {
+	docs, err := manifest.SplitDocuments(in)
+	require.NoError(t, err)
+	for _, doc := range docs {
 		assert.Contains(t, out, "---\n"+strings.Trim(doc, "\n")+"\n", "the proxy off: every document as it was")
 	}
 }

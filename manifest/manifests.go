@@ -62,7 +62,11 @@ func (o Object) ID() string { return o.Kind + "/" + o.Name }
 // Parse reads manifests as `helm template` or terratest's RenderTemplate print them.
 func Parse(manifests string) (*Manifests, error) {
 	m := &Manifests{}
-	for _, doc := range SplitDocuments(manifests) {
+	docs, err := SplitDocuments(manifests)
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	for _, doc := range docs {
 		source := ""
 		if s := sourceLine.FindStringSubmatch(doc); s != nil {
 			source = s[1]
@@ -77,7 +81,11 @@ func Parse(manifests string) (*Manifests, error) {
 // Add reads a stream of documents that one template (source, such as
 // "templates/deployment.yaml") rendered, and adds its objects.
 func (m *Manifests) Add(source, stream string) error {
-	for _, doc := range SplitDocuments(stream) {
+	docs, err := SplitDocuments(stream)
+	if err != nil {
+		return fmt.Errorf("manifest: %s: %w", sourceOrDocument(source), err)
+	}
+	for _, doc := range docs {
 		if err := m.add(source, doc); err != nil {
 			return err
 		}

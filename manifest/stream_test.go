@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// naming the document, in bounded time.
+// Hostile YAML is read whole or refused, naming the document, in bounded time.
 func TestParseHostileYAML(t *testing.T) {
 	pod := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: x}]\n"
 	for _, c := range []struct {
@@ -22,6 +22,14 @@ func TestParseHostileYAML(t *testing.T) {
 		{"JSON", `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}]}}`, 1, ""},
 		{"a ... end marker", pod + "...\n---\n" + pod, 2, ""},
 		{"nesting 10,000 deep", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\ndata: {x: " + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + "}\n", 0, "not YAML"},
+		{"two documents with CRLF line ends, as kubectl reads them", strings.ReplaceAll(pod+"---\n"+strings.Replace(pod, "name: p", "name: q", 1), "\n", "\r\n"), 2, ""},
+		{"JSON lines, as jq -c prints them", jsonPod("p") + "\n" + jsonPod("q") + "\n", 2, ""},
+		{"JSON lines after a byte order mark and blank lines", "\ufeff\n\n" + jsonPod("p") + jsonPod("q"), 2, ""},
+		{"JSON lines, the second broken", jsonPod("p") + "\n{\"kind\": ", 0, "document 2: the stream is JSON"},
+		{"a JSON array", "[" + jsonPod("p") + "]", 0, "document 1: a JSON array is not a Kubernetes object"},
+		{"two flow maps after a comment", "# Source: x/templates/a.yaml\n" + jsonPod("p") + "\n" + jsonPod("q") + "\n", 0, "document 1: YAML reads only the first part"},
+		{"two flow maps, the second indented", "# c\n" + jsonPod("p") + "\n  " + jsonPod("q") + "\n", 0, "document 1: YAML reads only the first part"},
+		{"a document after a ... end marker", pod + "...\n" + strings.Replace(pod, "name: p", "name: q", 1), 0, "document 1: YAML reads only the first part"},
 		{"a 4 MiB string", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: h}\ndata: {x: \"" + strings.Repeat("a", 4<<20) + "\"}\n", 1, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -36,4 +44,18 @@ func TestParseHostileYAML(t *testing.T) {
 			assert.Len(t, m.Objects, c.objects)
 		})
 	}
+}
+
+func jsonPod(name string) string {
+	return `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"` + name + `"},"spec":{"containers":[{"name":"c","image":"x"}]}}`
+}
+
+// inject writes documents back as they were: the split keeps each one's text.
+func TestSplitDocumentsKeepsTheText(t *testing.T) {
+	docs, err := SplitDocuments("a: 1\r\n---\r\nb: 2\r\n")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a: 1\r\n", "\nb: 2\r\n"}, docs)
+	docs, err = SplitDocuments(jsonPod("p") + "\n" + jsonPod("q"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{jsonPod("p"), jsonPod("q")}, docs)
 }

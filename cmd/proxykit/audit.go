@@ -75,7 +75,7 @@ func (o *auditOptions) run(cmd *cobra.Command) error {
 		return usagef("%v", err)
 	}
 	if _, err := client.Discovery().ServerVersion(); err != nil {
-		return usagef("%v at %s: %v", discover.ErrUnreachable, config.Host, err)
+		return usagef("%v at %s: %v", discover.ErrUnreachable, manifest.RedactUserInfo(config.Host), err)
 	}
 	// the cluster facts from the values when they name a network, else from discover
 	if opts.Cluster, err = manifest.ClusterFromValues(vals); err != nil {
@@ -87,7 +87,7 @@ func (o *auditOptions) run(cmd *cobra.Command) error {
 			return usagef("%v", err)
 		}
 		for _, w := range res.Warnings {
-			fmt.Fprintf(o.stderr, "warning: %s\n", w)
+			fmt.Fprintf(o.stderr, "warning: %s\n", comment(w))
 		}
 		if err != nil {
 			return usagef("the values name no pod or service network and %v; pass the cluster's values with -f", err)

@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/proxykit/proxykit/discover"
+	"github.com/proxykit/proxykit/manifest"
 )
 
 // clusterFlags are kubectl's: --kubeconfig, --context, -n/--namespace and the
@@ -54,7 +57,7 @@ func newDiscoverCmd(stdout, stderr io.Writer) *cobra.Command {
 		} else {
 			writeValues(stdout, config.Host, res)
 			for _, w := range res.Warnings {
-				fmt.Fprintf(stderr, "warning: %s\n", w)
+				fmt.Fprintf(stderr, "warning: %s\n", comment(w))
 			}
 		}
 		if err != nil {
@@ -70,7 +73,7 @@ func newDiscoverCmd(stdout, stderr io.Writer) *cobra.Command {
 func writeValues(w io.Writer, host string, res *discover.Result) {
 	from := func(key string) string {
 		if s := res.Sources[key]; len(s) > 0 {
-			return "  # from " + strings.Join(s, "; ")
+			return "  # from " + comment(strings.Join(s, "; "))
 		}
 		return "  # assumed: see the warnings"
 	}
@@ -86,7 +89,7 @@ func writeValues(w io.Writer, host string, res *discover.Result) {
 		}
 	}
 	c := res.Cluster
-	fmt.Fprintf(w, "# proxykit discover: the cluster facts of %s\ncluster:\n", host)
+	fmt.Fprintf(w, "# proxykit discover: the cluster facts of %s\ncluster:\n", comment(manifest.RedactUserInfo(host)))
 	fmt.Fprintf(w, "  domain: %s%s\n", quote(c.Domain), from("domain"))
 	list("podCIDRs", c.PodCIDRs)
 	list("serviceCIDRs", c.ServiceCIDRs)
@@ -100,11 +103,23 @@ func writeValues(w io.Writer, host string, res *discover.Result) {
 	}
 	fmt.Fprintf(w, "  metadataEndpoints: %t%s\n", c.Metadata, metadata)
 	for _, warning := range res.Warnings {
-		fmt.Fprintf(w, "# warning: %s\n", oneLine(warning))
+		fmt.Fprintf(w, "# warning: %s\n", comment(warning))
 	}
 }
 
-// oneLine keeps a comment on its line: a cluster object's text may hold line breaks.
-func oneLine(s string) string {
-	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+// comment makes text from the cluster safe in a YAML comment: it must stay on
+// its line, so every rune that is not printable (line breaks, and U+0085,
+// U+2028 and U+2029, which YAML 1.1 parsers such as Helm's also break lines
+// at) is written as its Go escape. Values are written JSON-quoted, as data.
+func comment(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+		} else {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
+	return b.String()
 }

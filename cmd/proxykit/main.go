@@ -24,6 +24,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/proxykit/proxykit/manifest"
 )
 
 // usageError is bad input or usage: exit status 2.
@@ -95,7 +97,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if cmd != nil && cmd != root {
 		name += " " + cmd.Name()
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	// one redaction for every message, from any layer: a kubeconfig's server URL,
+	// a values file's proxy URL or a cluster object may carry user-info
+	fmt.Fprintf(stderr, "%s: %s\n", name, manifest.RedactUserInfo(err.Error()))
 	if cmd == nil || cmd == root {
 		root.SetOut(stderr)
 		_ = root.Usage()

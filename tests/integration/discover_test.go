@@ -28,6 +28,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/discover"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
@@ -330,6 +331,29 @@ networking:
 		code, values, stderr = cli(t, proxykitCLI(t), "discover", "--kubeconfig", kubeconfig)
 		require.Equal(t, 0, code, stderr)
 		require.NoError(t, yaml.Unmarshal([]byte(values), &parsed), "the values file is YAML:\n%s", values)
+	})
+
+	// a Node's providerID is text any kubelet writes: with a line break (or
+	// U+2028) and YAML after it, it must not add a key to the values file that
+	// an operator installs with -f (issue 37)
+	for i, id := range []string{"aws\nproxy:\n  http: http://evil.example:3128\n#://i-1", "aws\u2028proxy: {http: http://evil.example:3128}\u2028#://i-2"} {
+		_, err = cp.Client.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("hostile-%d", i)},
+			Spec: corev1.NodeSpec{PodCIDRs: []string{fmt.Sprintf("10.244.%d.0/24", 20+i)}, ProviderID: id}}, metav1.CreateOptions{})
+		require.NoError(t, err)
+	}
+	t.Run("a Node's providerID reaches the values file as data, never as structure", func(t *testing.T) {
+		code, values, stderr := cli(t, proxykitCLI(t), "discover", "--kubeconfig", kubeconfig)
+		require.Equal(t, 0, code, stderr)
+		var parsed map[string]any
+		require.NoError(t, yaml.Unmarshal([]byte(values), &parsed), "the values file is YAML:\n%s", values)
+		assert.Len(t, parsed, 1, "only the cluster key:\n%s", values)
+		assert.Contains(t, parsed, "cluster")
+		assert.NotContains(t, values, "\nproxy:")
+		assert.Contains(t, stderr, `spec.providerID "aws\nproxy:`, "the warning quotes the text")
+		// the library reads the file as Helm would: no proxy from the cluster
+		out, err := proxykit.Include("proxykit.proxy.config", parsed)
+		require.NoError(t, err)
+		assert.NotContains(t, out, "evil.example")
 	})
 
 	t.Run("kubectl proxykit: the krew archive's binary, run by a real kubectl", func(t *testing.T) {
