@@ -36,7 +36,7 @@ func TestClientsDisagree(t *testing.T) {
 		{".example.com", "http://example.com", with(nodeHTTP, Curl, PythonRequests, PythonURLLib, NodeFetch, NodeFetch26)},
 		{".example.com", "http://badexample.com", with(nil, NodeHTTP22)}, // 22's http module: any host that ends with the name
 		{"example.com", "http://badexample.com", with(nil, PythonRequests)},
-		{"cluster.local", "http://web.svc.cluster.local.", with(nil, Curl, NodeFetch26)},                                                                    // hence cluster.local. in NO_PROXY too
+		{"cluster.local", "http://web.svc.cluster.local.", with(nil, Curl, NodeFetch26)},                                                                  // hence cluster.local. in NO_PROXY too
 		{"example.com", "http://a.example.com", with(nil, Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, NodeFetch, NodeFetch26)}, // hence .example.com with node
 		{"10.96.0.0/12", "http://10.111.255.255", with(nil, Go, Curl, PythonRequests, Ruby, Java)},
 		{"10.96.0.0/12", "http://10.112.0.1", nil}, // the JVM's patterns stop where the CIDR does

@@ -17,5 +17,6 @@
 // render (m.Cluster); WithCluster judges against others. The rules themselves
 // are package rules', the manifest model package manifest's: proxytest is the
 // test helper beside them, as net/http/httptest is beside net/http.
+//
 //	}
 package proxytest
