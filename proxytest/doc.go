@@ -12,11 +12,10 @@
 //	func TestProxy(t *testing.T) {
 //		m := proxytest.Render(t, "../chart", proxytest.ValuesFile("../chart/ci/proxy-values.yaml"))
 //		proxytest.AssertProxyReady(t, m)
+//	}
 //
 // AssertProxyReady judges against the cluster facts the library read in that
 // render (m.Cluster); WithCluster judges against others. The rules themselves
 // are package rules', the manifest model package manifest's: proxytest is the
 // test helper beside them, as net/http/httptest is beside net/http.
-//
-//	}
 package proxytest
