@@ -1,7 +1,11 @@
 package tests
 
 import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -132,4 +136,62 @@ mergeIdiom:
 	assert.NotContains(t, cm.Data["otherEnv"], "proxy.corp:3128")
 	assert.Contains(t, cm.Data["rootEnv"], `"http://proxy.corp:3128"`)
 	assert.False(t, strings.Contains(cm.Data["rootEnv"], "other.corp"))
+}
+
+// The kernel refuses to start a process when one "NAME=value" environment string
+// is 128 KiB or longer with its NUL (MAX_ARG_STRLEN, execve's E2BIG): the
+// container, or containerd and the kubelet under the drop-in, would not start.
+// The library refuses such a render naming the keys; what it renders starts
+// (issue 37).
+func TestEnvFitsTheKernelsLimit(t *testing.T) {
+	const limit = 131072
+	on := "proxy: {http: http://proxy:3128, https: http://proxy:3128, runtimes: %s, noProxy: %q}\ncluster: {serviceCIDRs: [10.96.0.0/12]}\n"
+	cidrs := make([]string, 130)
+	for i := range cidrs {
+		cidrs[i] = fmt.Sprintf("%d.0.0.0/9", i+1)
+	}
+	for _, c := range []struct {
+		name, runtimes, noProxy string
+		wants                   []string
+	}{
+		{"7,000 names", "[]", fixture.NoProxyEntries(7000), []string{"proxy.noProxy: NO_PROXY would be"}},
+		{"3,600 names with java", "[java]", fixture.NoProxyEntries(3600), []string{"proxy.noProxy and proxy.runtimes: JAVA_TOOL_OPTIONS would be", "http.nonProxyHosts"}},
+		{"130 /9 CIDRs with java", "[java]", strings.Join(cidrs, ","), []string{"proxy.noProxy and proxy.runtimes: JAVA_TOOL_OPTIONS would be"}},
+		{"3,500 names with node", "[node]", fixture.NoProxyEntries(3500), []string{"proxy.noProxy and proxy.runtimes: NO_PROXY would be", "as name and .name"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fixture.AssertFailsNaming(t, fixture.Fixture, fmt.Sprintf(on, c.runtimes, c.noProxy), append(c.wants, "MAX_ARG_STRLEN", fmt.Sprint(limit))...)
+		})
+	}
+
+	// every path that writes the variables: the policies, the nodes' drop-in
+	for _, chart := range []struct{ dir, extra string }{
+		{fixture.Path("charts", "proxy-policies"), "kyverno: {policyKind: ClusterPolicy}\n"},
+		{fixture.Path("charts", "cluster-proxy"), "clusterName: wc1\n"},
+	} {
+		t.Run("7,000 names in "+filepath.Base(chart.dir), func(t *testing.T) {
+			fixture.AssertFailsNaming(t, chart.dir, chart.extra+fmt.Sprintf(on, "[]", fixture.NoProxyEntries(7000)), "proxy.noProxy: NO_PROXY would be", "MAX_ARG_STRLEN")
+		})
+	}
+
+	t.Run("a NO_PROXY just under the limit renders, and a process starts with it", func(t *testing.T) {
+		m := fixture.Render(t, fixture.Fixture, fmt.Sprintf(on, "[]", fixture.NoProxyEntries(6500)))
+		var noProxy string
+		for _, c := range m.Containers() {
+			if v := m.Environment(c)["NO_PROXY"]; len(v) > len(noProxy) {
+				noProxy = v
+			}
+		}
+		require.Greater(t, len(noProxy), 100_000)
+		require.NoError(t, exec.Command("/bin/true").Run())
+		start := func(value string) error {
+			cmd := exec.Command("/bin/true")
+			cmd.Env = []string{"NO_PROXY=" + value}
+			return cmd.Run()
+		}
+		assert.NoError(t, start(noProxy), "the rendered NO_PROXY")
+		// the limit is the kernel's: a string of limit bytes with its NUL starts, one more fails
+		assert.NoError(t, start(strings.Repeat("a", limit-len("NO_PROXY=")-1)))
+		assert.ErrorIs(t, start(strings.Repeat("a", limit-len("NO_PROXY="))), syscall.E2BIG)
+	})
 }

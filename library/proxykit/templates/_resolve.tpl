@@ -224,8 +224,41 @@ Output: JSON list: HTTP_PROXY, HTTPS_PROXY, NO_PROXY, then the lower-case twins
   {{- end -}}
   {{- if $s.javaOptions }}{{ $env = append $env (dict "name" "JAVA_TOOL_OPTIONS" "value" $s.javaOptions) }}{{ end -}}
   {{- if has "node" $s.runtimes }}{{ $env = append $env (dict "name" "NODE_USE_ENV_PROXY" "value" "1") }}{{ end -}}
+  {{- include "proxykit.resolve.envLength" (dict "env" $env "settings" $s) -}}
 {{- end -}}
 {{- toJson $env -}}
+{{- end -}}
+
+{{/*
+proxykit.resolve.envLength — fails when a variable would not fit one environment string.
+Input:  dict "env" <EnvVar list> "settings" <resolved settings>
+Output: nothing; fails naming the values keys that made the variable that long.
+The kernel refuses to start a process (execve fails with E2BIG) when one
+"NAME=value" string is longer than 128 KiB with its NUL (MAX_ARG_STRLEN): a container,
+or containerd and the kubelet under the drop-in, would not start. This one rule
+covers every variable the library writes, in every form (the node ranges, the
+JVM's patterns).
+*/}}
+{{- define "proxykit.resolve.envLength" -}}
+{{- $limit := 131072 -}}
+{{- $s := .settings -}}
+{{- range $e := .env -}}
+  {{- if hasKey $e "value" -}}
+    {{- $length := add (len $e.name) 1 (len $e.value) 1 -}}
+    {{- if gt $length $limit -}}
+      {{- $keys := $s.noProxyKey | default (index $s.from "noProxy") -}}
+      {{- $why := "" -}}
+      {{- if eq $e.name "JAVA_TOOL_OPTIONS" -}}
+        {{- $keys = printf "%s and %s" $keys (index $s.from "runtimes") -}}
+        {{- $why = " (the JVM's http.nonProxyHosts writes a name twice, an IPv4 CIDR as a pattern per /16 or /24 it spans)" -}}
+      {{- else if has "node" $s.runtimes -}}
+        {{- $keys = printf "%s and %s" $keys (index $s.from "runtimes") -}}
+        {{- $why = " (with the node runtime every name is written twice, as name and .name)" -}}
+      {{- end -}}
+      {{- fail (printf "proxykit: %s: %s would be %d bytes with its NUL%s, over the kernel's limit of %d for one environment string (MAX_ARG_STRLEN): the container would not start; use fewer, wider entries (a domain suffix such as .corp.example for many names, a CIDR for many addresses)" $keys $e.name $length $why $limit) -}}
+    {{- end -}}
+  {{- end -}}
+{{- end -}}
 {{- end -}}
 
 {{/*
@@ -256,6 +289,6 @@ Output: JSON list, as proxykit.resolve.env, with the entries checked and written
     {{- $javaOptions = include "proxykit.java.flags" (dict "http" $s.http "https" $s.https "httpKey" (index $s.from "http") "httpsKey" (index $s.from "https") "runtimesKey" (index $s.from "runtimes") "noProxy" $noProxy "existingSecret" (ne $s.existingSecret "")) -}}
     {{- $javaOptions = join " " (compact (list $javaOptions (include "proxykit.java.trustFlags" $s.trustedCA))) -}}
   {{- end -}}
-  {{- include "proxykit.resolve.env" (merge (dict "noProxy" $noProxy "javaOptions" $javaOptions "plainNoProxy" true) $s) -}}
+  {{- include "proxykit.resolve.env" (merge (dict "noProxy" $noProxy "javaOptions" $javaOptions "plainNoProxy" true "noProxyKey" (printf "%s and %s" (index $s.from "noProxy") .key)) $s) -}}
 {{- end -}}
 {{- end -}}
