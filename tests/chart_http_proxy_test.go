@@ -105,6 +105,10 @@ func TestHTTPProxyBadValues(t *testing.T) {
 		{"an @ in the upstream password", fixture.HTTPProxyValues + `upstream: {url: "http://u:pa@ss@proxy:3128"}`, "upstream.url: tinyproxy needs user:password@"},
 		{"an upstream that is not a URL", fixture.HTTPProxyValues + `upstream: {url: "proxy:3128"}`, "upstream.url"},
 		{"a typo under cluster", fixture.HTTPProxyValues + `cluster: {podCIDR: [10.0.0.0/8]}`, "podCIDR"},
+		{"every destination without the upstream", fixture.HTTPProxyValues + `upstream: {url: "http://proxy:3128", noUpstream: ["*"]}`, `upstream.noUpstream[0]: "*" is no site`},
+		{"an empty site", fixture.HTTPProxyValues + `upstream: {url: "http://proxy:3128", noUpstream: [.corp.example, ""]}`, `upstream.noUpstream[1]: "" is no site`},
+		{"a site with a blank", fixture.HTTPProxyValues + `upstream: {url: "http://proxy:3128", noUpstream: [a b.example]}`, `upstream.noUpstream[0]: "a b.example" is not a host name`},
+		{"a bad CIDR site", fixture.HTTPProxyValues + `upstream: {url: "http://proxy:3128", noUpstream: [10.0.0.0/33]}`, `upstream.noUpstream[0]`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

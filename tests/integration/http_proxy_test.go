@@ -34,7 +34,10 @@ func TestHTTPProxyRunsTheRenderedConfig(t *testing.T) {
 		return write(fmt.Sprintf("tinyproxy-%d.conf", port), fixture.TinyproxyConf(t, fixture.Render(t, fixture.HTTPProxy, values)))
 	}
 	direct := render(8888, "")
-	upstream := render(8889, `upstream: {url: "http://egress:S3cret-pass@127.0.0.1:3129", noUpstream: [.corp.example]}`+"\n")
+	// every form of site the chart accepts, which tinyproxy must read (issue 37)
+	upstream := render(8889, `upstream: {url: "http://egress:S3cret-pass@127.0.0.1:3129", noUpstream: [.corp.example, "*.corp2.example", git.example, 10.0.0.0/8, 192.0.2.1, "fd00:99::/64"]}`+"\n")
+	// what the chart used to write for noUpstream: ["*"]; tinyproxy stops at it
+	refused := write("refused.conf", strings.Replace(readFile(t, upstream), "Port 8889", "Port 8891", 1)+"Upstream none \"\"\n")
 	wrongPassword := render(8890, `upstream: {url: "http://egress:wrong@127.0.0.1:3129"}`+"\n")
 	upstreamLog := filepath.Join(dir, "upstream.log")
 	// the corporate proxy the cluster's proxy chains to: it requires the credentials
@@ -57,6 +60,7 @@ func TestHTTPProxyRunsTheRenderedConfig(t *testing.T) {
 	for _, port := range []int{8888, 8889, 8890, 3129} {
 		script.WriteString(waitForPort("127.0.0.1", port))
 	}
+	fmt.Fprintf(&script, "timeout 5 tinyproxy -d -c %q >/dev/null 2>&1; echo \"REFUSED-EXIT $?\"\n", refused)
 	script.WriteString(via("pod-http", "10.244.0.5", "http://10.96.0.1:8888", "http://target.example:8080/", false))
 	script.WriteString(via("pod6-http", "fd00:10:244::5", "http://[fd00:10:96::1]:8888", "http://target.example:8080/", false))
 	script.WriteString(via("node-http", "192.168.10.7", "http://10.96.0.1:8888", "http://target.example:8080/", false))
@@ -103,4 +107,13 @@ func TestHTTPProxyRunsTheRenderedConfig(t *testing.T) {
 	}
 	// the corporate proxy saw the chained requests only: plain HTTP, the tunnel, the wrong password
 	assert.Contains(t, out, "UPSTREAM-REQUESTS 3", out)
+	assert.Regexp(t, `REFUSED-EXIT [1-9]`, out, "tinyproxy stops at an empty site, which the chart refuses to write")
+	assert.NotContains(t, out, "REFUSED-EXIT 124", "tinyproxy ran with an empty site")
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
 }

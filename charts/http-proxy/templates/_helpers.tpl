@@ -102,8 +102,47 @@ ConnectPort {{ int . }}
 {{- end }}
 {{- with $upstream.line }}
 {{ . }}
-{{- range $site := concat (list (printf ".%s" $facts.domain)) ($.Values.upstream.noUpstream | default list) }}
-Upstream none {{ toJson (trimPrefix "*" (toString $site)) }}
+{{- range $site := concat (list (printf ".%s" $facts.domain)) (include "http-proxy.noUpstream" $ | fromJsonArray) }}
+Upstream none {{ toJson $site }}
 {{- end }}
 {{- end }}
 {{ end -}}
+
+{{/*
+http-proxy.noUpstream — upstream.noUpstream as tinyproxy reads a site of
+"Upstream none": a host name, a domain (".corp.example"; "*.corp.example" is
+written so), an IP address or a CIDR. Anything else fails naming the entry:
+tinyproxy stops at a site it cannot read ("" or "*"), and the cluster's proxy
+would crash-loop.
+Output: JSON list of the sites.
+*/}}
+{{- define "http-proxy.noUpstream" -}}
+{{- $sites := list -}}
+{{- $list := .Values.upstream.noUpstream | default list -}}
+{{- if not (kindIs "slice" $list) -}}
+  {{- fail (printf "http-proxy: upstream.noUpstream must be a list, got %s" (kindOf $list)) -}}
+{{- end -}}
+{{- range $i, $entry := $list -}}
+  {{- $key := printf "upstream.noUpstream[%d]" $i -}}
+  {{- if not (kindIs "string" $entry) -}}
+    {{- fail (printf "http-proxy: %s must be a string, got %s" $key (kindOf $entry)) -}}
+  {{- end -}}
+  {{- $site := trim $entry -}}
+  {{- if or (eq $site "") (eq $site "*") (eq $site ".") -}}
+    {{- fail (printf "http-proxy: %s: %q is no site: tinyproxy refuses it and stops; to send nothing to the upstream, leave upstream.url empty" $key $site) -}}
+  {{- end -}}
+  {{- $site = ternary (trimPrefix "*" $site) $site (hasPrefix "*." $site) -}}
+  {{- $ok := false -}}
+  {{- if contains "/" $site -}}
+    {{- include "proxykit.validate.cidr" (dict "value" $site "key" $key) -}}
+    {{- $ok = true -}}
+  {{- else if include "proxykit.validate.host" (trimPrefix "." $site) -}}
+    {{- $ok = true -}}
+  {{- end -}}
+  {{- if not $ok -}}
+    {{- fail (printf "http-proxy: %s: %q is not a host name, a domain (.corp.example), an IP address or a CIDR" $key $site) -}}
+  {{- end -}}
+  {{- $sites = append $sites $site -}}
+{{- end -}}
+{{- toJson $sites -}}
+{{- end -}}
