@@ -52,7 +52,7 @@ type Options struct {
 type Finding struct {
 	rules.Finding
 	UID   string `json:"-"`
-	Owner string `json:"-"` // "Deployment/web" for a ReplicaSet's Pod, the controller's kind/name, else "Pod/NAME"
+	Owner string `json:"-"` // "Deployment/web" for a ReplicaSet's Pod, the controller's kind/name, else "Pod/NAME"; the object itself for a ConfigMap
 }
 
 // Result is what Run found.
@@ -165,7 +165,12 @@ func (a *auditor) check(pods []corev1.Pod, sources map[string]any) ([]Finding, e
 	}
 	out := make([]Finding, 0, len(found))
 	for _, f := range found {
-		pod := byName[f.Namespace+"/"+strings.TrimPrefix(f.Object, "Pod/")]
+		name, isPod := strings.CutPrefix(f.Object, "Pod/")
+		if !isPod { // a ConfigMap a Pod reads, holding a credential: the object itself
+			out = append(out, Finding{Finding: f, Owner: f.Object})
+			continue
+		}
+		pod := byName[f.Namespace+"/"+name]
 		out = append(out, Finding{Finding: f, UID: string(pod.UID), Owner: a.owner(pod)})
 	}
 	return out, nil

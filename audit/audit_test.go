@@ -132,10 +132,11 @@ func TestSecretsOwnersAndStaleness(t *testing.T) {
 }
 
 // Thousands of findings in one namespace make several PolicyReports, each small
-// enough for the API server (etcd keeps at most 1.5 MiB an object); none is lost.
+// enough for `kubectl apply -f -` (client-side apply keeps the whole object in an
+// annotation, and the API server takes 262,144 bytes of annotations); none is lost.
 func TestPolicyReportsStayUnderTheObjectLimit(t *testing.T) {
 	var findings []Finding
-	for i := 0; i < 5000; i++ {
+	for i := 0; i < 10000; i++ {
 		findings = append(findings, Finding{Finding: proxytest.Finding{Namespace: "busy", Object: fmt.Sprintf("Pod/web-%05d", i), Container: "app",
 			Rule: proxytest.RuleNoProxyGap, Message: strings.Repeat("NO_PROXY sends http://10.245.0.0:8080 through the proxy; ", 4)}, UID: fmt.Sprintf("uid-%05d", i)})
 	}
@@ -146,14 +147,14 @@ func TestPolicyReportsStayUnderTheObjectLimit(t *testing.T) {
 	for _, r := range reports {
 		b, err := json.Marshal(r)
 		require.NoError(t, err)
-		assert.Less(t, len(b), 1<<20, "%s is %d bytes", r.Name, len(b))
+		assert.Less(t, len(b), 250_000, "%s is %d bytes", r.Name, len(b))
 		assert.Equal(t, "busy", r.Namespace)
 		assert.Equal(t, len(r.Results), r.Summary.Fail)
 		assert.False(t, names[r.Name], "unique names")
 		names[r.Name] = true
 		results += len(r.Results)
 	}
-	assert.Equal(t, 5000, results)
+	assert.Equal(t, 10000, results)
 	assert.True(t, names["proxykit-audit"] && names["proxykit-audit-2"])
 }
 
@@ -181,4 +182,29 @@ func TestAuditNeverEchoesCredentials(t *testing.T) {
 	require.NoError(t, WriteOpenReports(&out, r.Findings))
 	assert.NotContains(t, out.String(), "Zq-secret")
 	assert.NotContains(t, out.String(), "svc-user")
+}
+
+// A credential in a ConfigMap that a Pod reads through envFrom: the reports name
+// the ConfigMap, of its kind, in its namespace, never a Pod of that name (issue 37).
+func TestReportsNameTheRealObject(t *testing.T) {
+	p := pod("app", "apps", "u1", proxyEnv()...)
+	p.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "pxcm"}}}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "pxcm", Namespace: "apps"}, Data: map[string]string{"UPSTREAM": "http://u:p@proxy.corp.example:3128"}}
+	r, err := Run(context.Background(), fake.NewSimpleClientset(p, cm), Options{Cluster: facts})
+	require.NoError(t, err)
+	var configMap *Finding
+	for i, f := range r.Findings {
+		if f.Object == "ConfigMap/pxcm" {
+			configMap = &r.Findings[i]
+		}
+	}
+	require.NotNil(t, configMap, "%v", r.Findings)
+	assert.Equal(t, "ConfigMap/pxcm", configMap.Owner)
+	reports := PolicyReports([]Finding{*configMap})
+	require.Len(t, reports, 1)
+	assert.Equal(t, corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: "apps", Name: "pxcm"}, reports[0].Results[0].Resources[0])
+	open := OpenReports([]Finding{*configMap})
+	require.Len(t, open, 1)
+	assert.Equal(t, "ConfigMap", open[0].Scope.Kind)
+	assert.Equal(t, "proxykit-configmap-pxcm", open[0].Name)
 }

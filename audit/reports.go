@@ -47,16 +47,26 @@ func (f Finding) message() string {
 	return f.Message
 }
 
-func (f Finding) pod() *corev1.ObjectReference {
-	return &corev1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: f.Namespace, Name: strings.TrimPrefix(f.Object, "Pod/"), UID: types.UID(f.UID)}
+// resource is the object the finding is about, of its real kind: the Pod, or
+// the ConfigMap that a credential was found in. Only a Pod's UID is known.
+func (f Finding) resource() *corev1.ObjectReference {
+	kind, name, _ := strings.Cut(f.Object, "/")
+	ref := &corev1.ObjectReference{APIVersion: "v1", Kind: kind, Namespace: f.Namespace, Name: name}
+	if kind == "Pod" {
+		ref.UID = types.UID(f.UID)
+	}
+	return ref
 }
 
 var managedBy = map[string]string{"app.kubernetes.io/managed-by": "proxykit"}
 
-// maxReportBytes bounds one report's results: etcd keeps an object of at most
-// 1.5 MiB, and a namespace of thousands of failing Pods must not make a report
-// the API server refuses.
-const maxReportBytes = 512 << 10
+// maxReportBytes bounds one report's results so that a namespace of thousands
+// of failing Pods never makes a report that `kubectl apply -f -` refuses:
+// client-side apply keeps the whole object in the last-applied-configuration
+// annotation, and the API server takes at most 262,144 bytes of annotations
+// (etcd's 1.5 MiB object limit comes later). The rest of a report (metadata,
+// summary) stays far below the margin left.
+const maxReportBytes = 200 << 10
 
 // PolicyReports are the findings as PolicyReports, one per namespace
 // (proxykit-audit; policy proxykit, rule the finding's, result fail, the Pod as
@@ -71,7 +81,7 @@ func PolicyReports(findings []Finding) []PolicyReport {
 	byNamespace := map[string]*namespaceReports{}
 	for _, f := range findings {
 		result := PolicyReportResult{Source: "proxykit", Policy: "proxykit", Rule: f.Rule, Result: "fail", Scored: true,
-			Message: f.message(), Timestamp: now, Resources: []corev1.ObjectReference{*f.pod()}}
+			Message: f.message(), Timestamp: now, Resources: []corev1.ObjectReference{*f.resource()}}
 		size := resultSize(result)
 		n, ok := byNamespace[f.Namespace]
 		if !ok {
@@ -114,7 +124,8 @@ func resultSize(v any) int {
 // OpenReports are the findings as one openreports.io/v1alpha1 Report per Pod (the
 // format Kyverno and Kubewarden move to), each scoped to its Pod by UID and named
 // proxykit-<UID>: two Pods of one name in two namespaces never share one, and a
-// later audit's report replaces this one.
+// later audit's report replaces this one. A finding about another object (a
+// ConfigMap holding a credential) gets a report scoped to that object.
 func OpenReports(findings []Finding) []openreportsv1alpha1.Report {
 	now := metav1.Timestamp{Seconds: time.Now().Unix()}
 	var out []openreportsv1alpha1.Report
@@ -123,17 +134,17 @@ func OpenReports(findings []Finding) []openreportsv1alpha1.Report {
 		key := f.Namespace + "/" + f.Object + "/" + f.UID
 		i, ok := at[key]
 		if !ok {
-			pod := f.pod()
-			name := f.UID
+			scope := f.resource()
+			name := string(scope.UID)
 			if name == "" {
-				name = pod.Name
+				name = strings.ToLower(scope.Kind) + "-" + scope.Name
 			}
 			i = len(out)
 			at[key] = i
 			out = append(out, openreportsv1alpha1.Report{
 				TypeMeta:   metav1.TypeMeta{APIVersion: "openreports.io/v1alpha1", Kind: "Report"},
 				ObjectMeta: metav1.ObjectMeta{Name: truncate("proxykit-"+name, 253), Namespace: f.Namespace, Labels: managedBy},
-				Source:     "proxykit", Scope: pod})
+				Source:     "proxykit", Scope: scope})
 		}
 		out[i].Results = append(out[i].Results, openreportsv1alpha1.ReportResult{Source: "proxykit", Policy: "proxykit", Rule: f.Rule,
 			Result: "fail", Scored: true, Description: f.message(), Timestamp: now})

@@ -3,9 +3,13 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,7 +23,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	proxyaudit "github.com/proxykit/proxykit/audit"
 	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/rules"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -188,6 +194,35 @@ func TestAudit(t *testing.T) {
 		assert.Contains(t, out, "kind: Pod")
 	})
 
+	t.Run("10,000 findings in one namespace: the reports apply with kubectl apply -f -, as the README says", func(t *testing.T) {
+		cp.ensureNamespace(t, "busy")
+		var findings []proxyaudit.Finding
+		for i := 0; i < 10000; i++ {
+			findings = append(findings, proxyaudit.Finding{Finding: rules.Finding{Namespace: "busy", Object: fmt.Sprintf("Pod/web-7c9d4f8b6-%05d", i), Container: "app",
+				Rule: rules.RuleNoProxyGap, Message: "NO_PROXY sends http://10.245.0.0:8080, http://10.245.127.255:8080, http://10.245.255.254:8080 through the proxy; set cluster.podCIDRs, serviceCIDRs, nodeCIDRs, apiServer and domain to the cluster's (or add the entries to proxy.noProxy)"},
+				UID: fmt.Sprintf("0d6c1f2e-8b7a-4c3d-9e1f-%012d", i)})
+		}
+		for _, format := range []struct {
+			name  string
+			write func(io.Writer, []proxyaudit.Finding) error
+		}{{"policyreport", proxyaudit.WritePolicyReports}, {"openreports", proxyaudit.WriteOpenReports}} {
+			var out bytes.Buffer
+			require.NoError(t, format.write(&out, findings))
+			cmd := exec.Command(fixture.Path("bin", "kubectl"), "--kubeconfig", cp.Kubeconfig, "apply", "-f", "-")
+			cmd.Stdin = &out
+			applied, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%s: %s", format.name, lastLines(string(applied), 5))
+		}
+		list, err := objects.dynamic.Resource(schema.GroupVersionResource{Group: "wgpolicyk8s.io", Version: "v1alpha2", Resource: "policyreports"}).Namespace("busy").List(ctx, metav1.ListOptions{})
+		require.NoError(t, err)
+		results := 0
+		for _, r := range list.Items {
+			items, _, _ := unstructured.NestedSlice(r.Object, "results")
+			results += len(items)
+		}
+		assert.Equal(t, 10000, results, "every finding stored, in %d reports", len(list.Items))
+	})
+
 	t.Run("-o openreports: a Report per Pod, scoped by UID, that the API server accepts", func(t *testing.T) {
 		code, out, stderr := cli(t, proxykitCLI(t), "audit", "--kubeconfig", cp.Kubeconfig, "-A", "-f", v2, "-o", "openreports")
 		assert.Equal(t, 1, code, stderr)
@@ -222,4 +257,13 @@ func TestAudit(t *testing.T) {
 		assert.Equal(t, 2, code)
 		assert.Contains(t, stderr, `-o: "yaml"`)
 	})
+}
+
+// lastLines keeps the end of a long command output for a failure message.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
