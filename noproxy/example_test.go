@@ -8,7 +8,7 @@ import (
 
 func ExampleDecide() {
 	for _, c := range noproxy.Clients {
-		d, _ := noproxy.Decide(c, "localhost,10.96.0.0/12,fd00:10:96::1,[fd00:10:96::1]", "https://[fd00:10:96::1]:443")
+		d, _ := noproxy.Decide(c, "https://[fd00:10:96::1]:443", noproxy.NoProxy("localhost,10.96.0.0/12,fd00:10:96::1,[fd00:10:96::1]"))
 		fmt.Printf("%s %v %q\n", d.Client, d.Direct, d.Entry)
 	}
 	// Output:
@@ -27,7 +27,7 @@ func ExampleDecide() {
 // The JVM's http.nonProxyHosts has no CIDR: the library expands an IPv4 CIDR to
 // the exact patterns, and cannot express an IPv6 one.
 func ExampleJavaNotExpressed() {
-	d, _ := noproxy.Decide(noproxy.Java, "10.96.0.0/12,fd00:10:96::/112", "http://10.100.0.1")
+	d, _ := noproxy.Decide(noproxy.Java, "http://10.100.0.1", noproxy.NoProxy("10.96.0.0/12,fd00:10:96::/112"))
 	fmt.Println(d.Direct, d.Entry)
 	skipped, _ := noproxy.JavaNotExpressed("10.96.0.0/12,fd00:10:96::/112")
 	fmt.Println(skipped[0].Entry)

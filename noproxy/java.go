@@ -3,6 +3,7 @@ package noproxy
 import (
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"regexp"
 	"strings"
 	"sync"
@@ -135,4 +136,15 @@ func javaFlags(options string) map[string]string {
 		}
 	}
 	return flags
+}
+
+// javaFamily decides on the library's translation of NO_PROXY into the JVM's
+// http.nonProxyHosts (what proxy.runtimes java writes into JAVA_TOOL_OPTIONS).
+func javaFamily(_ Client, noProxy string, t target, _ netip.Addr) (bool, string, error) {
+	tr, err := translateForJava(noProxy)
+	if err != nil {
+		return false, "", err
+	}
+	d, e := javaDecide(tr.patterns, t)
+	return d, e, nil
 }

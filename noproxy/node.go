@@ -178,3 +178,14 @@ func atoi(s string) int {
 
 // isJSSpace is JavaScript's \s and String.prototype.trim's white space.
 func isJSSpace(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }
+
+// nodeFamily is Node.js: the http module or fetch, of the client's line.
+func nodeFamily(client Client, noProxy string, t target, _ netip.Addr) (bool, string, error) {
+	node := nodeClients[client]
+	if node.fetch {
+		d, e := nodeFetchDecide(node.line, noProxy, t)
+		return d, e, nil
+	}
+	d, e := nodeHTTPDecide(node.line, noProxy, t)
+	return d, e, nil
+}

@@ -47,7 +47,7 @@ func TestClientsDisagree(t *testing.T) {
 	}
 	for _, tc := range cases {
 		for _, c := range append(slices.Clone(Clients), NodeClients...) {
-			d, err := Decide(c, tc.noProxy, tc.target)
+			d, err := Decide(c, tc.target, NoProxy(tc.noProxy))
 			require.NoError(t, err)
 			assert.Equal(t, tc.direct[c], d.Direct, "%s: %s with NO_PROXY=%q (entry %q)", c, tc.target, tc.noProxy, d.Entry)
 			if d.Direct {
@@ -63,14 +63,14 @@ func TestClientsDisagree(t *testing.T) {
 // host that resolves to loopback always does; no other client resolves.
 func TestDecideResolved(t *testing.T) {
 	for _, c := range Clients {
-		d, err := DecideResolved(c, "10.96.0.0/12", "http://web.shop.svc:8080", netip.MustParseAddr("10.96.0.10"))
+		d, err := Decide(c, "http://web.shop.svc:8080", NoProxy("10.96.0.0/12"), ResolvedTo(netip.MustParseAddr("10.96.0.10")))
 		require.NoError(t, err)
 		assert.Equal(t, c == Ruby, d.Direct, "%s (entry %q)", c, d.Entry)
-		d, err = DecideResolved(c, "", "http://my-host", netip.MustParseAddr("127.0.1.1"))
+		d, err = Decide(c, "http://my-host", NoProxy(""), ResolvedTo(netip.MustParseAddr("127.0.1.1")))
 		require.NoError(t, err)
 		assert.Equal(t, c == Ruby, d.Direct, "%s (entry %q)", c, d.Entry)
 	}
-	d, err := Decide(Ruby, "10.96.0.0/12", "http://web.shop.svc:8080")
+	d, err := Decide(Ruby, "http://web.shop.svc:8080", NoProxy("10.96.0.0/12"))
 	require.NoError(t, err)
 	assert.False(t, d.Direct, "without the address, Ruby's CIDR entries match no name")
 }
@@ -78,7 +78,7 @@ func TestDecideResolved(t *testing.T) {
 func TestDecideEnvReadsTheClientsVariables(t *testing.T) {
 	upper := map[string]string{"HTTP_PROXY": "http://p:3128", "NO_PROXY": "other.example"}
 	for c, direct := range map[Client]bool{Go: false, Curl: true, Wget: true, PythonRequests: false, PythonURLLib: false} {
-		d, err := DecideEnv(c, upper, "http://example.com")
+		d, err := Decide(c, "http://example.com", Env(upper))
 		require.NoError(t, err)
 		assert.Equal(t, direct, d.Direct, "%s with upper-case variables only", c)
 	}
@@ -88,7 +88,7 @@ func TestDecideEnvReadsTheClientsVariables(t *testing.T) {
 func TestDecideEnvRuntimes(t *testing.T) {
 	env := map[string]string{"HTTP_PROXY": "http://p:3128", "NO_PROXY": ".corp.example"}
 	for c, want := range map[Client]string{Java: "(no -Dhttp.proxyHost in JAVA_TOOL_OPTIONS)", NodeHTTP: "(NODE_USE_ENV_PROXY is not 1)", NodeFetch22: "(NODE_USE_ENV_PROXY is not 1)"} {
-		d, err := DecideEnv(c, env, "http://example.com")
+		d, err := Decide(c, "http://example.com", Env(env))
 		require.NoError(t, err)
 		assert.Equal(t, Decision{Target: "http://example.com", Client: c, Direct: true, Entry: want}, d)
 	}
@@ -96,7 +96,7 @@ func TestDecideEnvRuntimes(t *testing.T) {
 	env["http_proxy"] = "http://p:3128"
 	env["JAVA_TOOL_OPTIONS"] = "-Dhttp.proxyHost=p -Dhttp.nonProxyHosts=*.corp.example -Xmx1g -Dhttp.nonProxyHosts=a.example"
 	for _, c := range append([]Client{Java}, NodeClients...) {
-		d, err := DecideEnv(c, env, "http://a.corp.example")
+		d, err := Decide(c, "http://a.corp.example", Env(env))
 		require.NoError(t, err)
 		assert.Equal(t, c != Java, d.Direct, "%s: the JVM keeps the last -Dhttp.nonProxyHosts (entry %q)", c, d.Entry)
 	}
@@ -121,7 +121,7 @@ func TestDecideEnvNodeVariables(t *testing.T) {
 	for _, tc := range cases {
 		tc.env["NODE_USE_ENV_PROXY"] = "1"
 		for _, c := range NodeClients {
-			d, err := DecideEnv(c, tc.env, "http://example.com")
+			d, err := Decide(c, "http://example.com", Env(tc.env))
 			require.NoError(t, err)
 			want := map[bool]bool{false: tc.httpProxy, true: tc.fetchProx}[nodeClients[c].fetch]
 			assert.Equal(t, want, !d.Direct, "%s, %s (entry %q)", tc.name, c, d.Entry)
@@ -130,7 +130,7 @@ func TestDecideEnvNodeVariables(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	_, err := Decide("lynx", "", "http://a")
+	_, err := Decide("lynx", "http://a", NoProxy(""))
 	assert.ErrorContains(t, err, `unknown client "lynx" (known: go, curl, wget, python-requests, python-urllib, python-httpx, ruby, java, node-http, node-fetch; Node.js's other lines: node-http@22, node-fetch@22, node-http@26, node-fetch@26)`)
 	_, err = ParseClient("node")
 	assert.ErrorContains(t, err, `client "node" is gone`)
@@ -142,6 +142,6 @@ func TestBadInput(t *testing.T) {
 	}
 	_, err = ParseClient("node-http@20")
 	assert.ErrorContains(t, err, `unknown client "node-http@20"`)
-	_, err = Decide(Go, "", "http://")
+	_, err = Decide(Go, "http://", NoProxy(""))
 	assert.ErrorContains(t, err, "is not a URL or host")
 }

@@ -1,10 +1,5 @@
 package noproxy
 
-import (
-	"net/netip"
-	"strings"
-)
-
 // Variables are the environment variables a client reads for a plain-HTTP
 // request, in the order it prefers them.
 type Variables struct {
@@ -45,48 +40,4 @@ func (v Variables) pick(env map[string]string, names []string) string {
 		}
 	}
 	return ""
-}
-
-// DecideEnv is Decide for a client started with env: a target goes direct when
-// the client reads no proxy variable at all. The JVM reads no proxy variable:
-// java decides on the -Dhttp.proxyHost and -Dhttp.nonProxyHosts flags in
-// JAVA_TOOL_OPTIONS (the last of two wins). Node.js reads the variables only
-// with NODE_USE_ENV_PROXY=1, and only a proxy URL of http:// or https://.
-func DecideEnv(client Client, env map[string]string, targetURL string) (Decision, error) {
-	return DecideEnvResolved(client, env, targetURL, netip.Addr{})
-}
-
-// DecideEnvResolved is DecideEnv with the address the target's host resolves
-// to, as DecideResolved.
-func DecideEnvResolved(client Client, env map[string]string, targetURL string, addr netip.Addr) (Decision, error) {
-	t, err := parseTarget(targetURL)
-	if err != nil {
-		return Decision{}, err
-	}
-	direct := func(why string) (Decision, error) {
-		return Decision{Target: targetURL, Client: client, Direct: true, Entry: why}, nil
-	}
-	node, isNode := nodeClients[client]
-	switch {
-	case client == Java:
-		flags := javaFlags(env["JAVA_TOOL_OPTIONS"])
-		if flags["http.proxyHost"] == "" {
-			return direct("(no -Dhttp.proxyHost in JAVA_TOOL_OPTIONS)")
-		}
-		isDirect, entry := javaDecide(compileNonProxyHosts(flags["http.nonProxyHosts"]), t)
-		return Decision{Target: targetURL, Client: client, Direct: isDirect, Entry: entry}, nil
-	case isNode && env["NODE_USE_ENV_PROXY"] != "1":
-		return direct("(NODE_USE_ENV_PROXY is not 1)")
-	case node.fetch && env["http_proxy"] == "" && env["HTTP_PROXY"] == "" && env["https_proxy"] == "" && env["HTTPS_PROXY"] == "":
-		return direct("(no proxy variable this client reads)")
-	}
-	vars := Reads(client)
-	proxy, noProxy := vars.pick(env, vars.Proxy), vars.pick(env, vars.NoProxy)
-	if proxy == "" {
-		return direct("(no proxy variable this client reads)")
-	}
-	if isNode && !node.fetch && !strings.HasPrefix(proxy, "http://") && !strings.HasPrefix(proxy, "https://") {
-		return direct("(Node.js ignores a proxy URL that is not http:// or https://)")
-	}
-	return decide(client, noProxy, t, addr)
 }

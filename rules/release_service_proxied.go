@@ -187,7 +187,7 @@ var clientVariables = append(slices.Clone(manifest.ProxyVariables), "JAVA_TOOL_O
 func proxiedBy(env map[string]string, target string, addr netip.Addr) []string {
 	var out []string
 	for _, client := range noproxy.Clients {
-		d, err := noproxy.DecideEnvResolved(client, env, target, addr)
+		d, err := noproxy.Decide(client, target, noproxy.Env(env), noproxy.ResolvedTo(addr))
 		if err == nil && !d.Direct {
 			out = append(out, string(client))
 		}

@@ -309,7 +309,7 @@ sidecar:
 	assert.Equal(t, []corev1.EnvVar{fixture.Val("JAVA_TOOL_OPTIONS", "-Xmx64m")}, fixture.SpecContainer(t, spec, "sidecar").Env,
 		`with "proxy" false nothing is joined`)
 
-	d, err := noproxy.DecideEnv(noproxy.Java, map[string]string{"JAVA_TOOL_OPTIONS": own}, "http://10.96.0.1")
+	d, err := noproxy.Decide(noproxy.Java, "http://10.96.0.1", noproxy.Env(map[string]string{"JAVA_TOOL_OPTIONS": own}))
 	require.NoError(t, err)
 	assert.True(t, d.Direct, "the joined value keeps the JVM's nonProxyHosts")
 

@@ -100,9 +100,9 @@ proxy:
 	require.NoError(t, err)
 	require.Len(t, skipped, 2, "the IPv6 node CIDR and the entry with a port: %v", skipped)
 	for _, target := range targets {
-		goes, err := noproxy.Decide(noproxy.Go, noProxy, "http://"+target)
+		goes, err := noproxy.Decide(noproxy.Go, "http://"+target, noproxy.NoProxy(noProxy))
 		require.NoError(t, err)
-		java, err := noproxy.Decide(noproxy.Java, noProxy, "http://"+target)
+		java, err := noproxy.Decide(noproxy.Java, "http://"+target, noproxy.NoProxy(noProxy))
 		require.NoError(t, err)
 		if notExpressed[target] {
 			assert.True(t, goes.Direct, "%s: Go goes direct", target)
@@ -169,7 +169,7 @@ func TestRuntimes(t *testing.T) {
 		assert.Equal(t, "localhost,.localhost,127.0.0.1,::1,[::1],cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,10.244.0.0/16,10.244.0.0-10.244.255.255,10.96.0.0/12,10.96.0.0-10.111.255.255,10.96.0.1,169.254.169.254,metadata.google.internal,.metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,[fd00:ec2::254],fd00:ec2::23,[fd00:ec2::23]", noProxy)
 		for _, target := range []string{"http://web.ns.svc.cluster.local", "http://web.ns.svc", "http://a.localhost", "http://10.244.3.7:8080", "http://10.96.0.10"} {
 			for _, c := range noproxy.NodeClients {
-				d, err := noproxy.Decide(c, noProxy, target)
+				d, err := noproxy.Decide(c, target, noproxy.NoProxy(noProxy))
 				require.NoError(t, err)
 				// fetch matches no CIDR and no range: pod and Service addresses go through the proxy
 				assert.Equal(t, !strings.HasPrefix(target, "http://10.") || strings.HasPrefix(string(c), "node-http"), d.Direct, "%s to %s (entry %q)", c, target, d.Entry)

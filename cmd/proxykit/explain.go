@@ -72,7 +72,7 @@ func (o *explainOptions) run() error {
 	decisions := []noproxy.Decision{}
 	for _, target := range o.targets {
 		for _, c := range clients {
-			d, err := noproxy.Decide(c, o.noProxy, target)
+			d, err := noproxy.Decide(c, target, noproxy.NoProxy(o.noProxy))
 			if err != nil {
 				return usagef("%s", redactUserInfo(err.Error()))
 			}

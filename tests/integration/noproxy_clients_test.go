@@ -339,7 +339,7 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 		require.Len(t, got, len(realClientTargets), "client %s, %s case, NO_PROXY=%s:\n%s", b.client, b.mode, b.np, out)
 		for j, target := range realClientTargets {
 			// Ruby looks the host up in the namespace's /etc/hosts
-			d, err := noproxy.DecideEnvResolved(b.client, b.env, target, hostsAddr[targetHost(t, target)])
+			d, err := noproxy.Decide(b.client, target, noproxy.Env(b.env), noproxy.ResolvedTo(hostsAddr[targetHost(t, target)]))
 			require.NoError(t, err)
 			want := map[bool]string{true: "direct", false: "proxy"}[d.Direct]
 			assert.Equal(t, want, got[j], "%s (%s case variables) %s with NO_PROXY=%s: the model says %s (entry %q), the real client went %s",
