@@ -117,7 +117,7 @@ func includeAs(template string, values map[string]any, release, namespace string
 func renderChart(c *chart.Chart, values map[string]any, release, namespace string) (map[string]string, map[string]any, error) {
 	out, merged, err := RenderChart(c, values, RenderOptions{Release: release, Namespace: namespace})
 	if err != nil {
-		return nil, nil, TemplateError(err)
+		return nil, nil, failMessage(err)
 	}
 	return out, merged, nil
 }
@@ -199,21 +199,6 @@ func RenderChart(c *chart.Chart, values map[string]any, o RenderOptions) (map[st
 	return out, merged, nil
 }
 
-// Render renders a loaded chart the way `helm template` does, in-process, and
-// returns every rendered file by its path (chart name included). Errors from
-// `fail` in a template come back as their message alone.
-func Render(c *chart.Chart, values map[string]any, release, namespace string) (map[string]string, error) {
-	out, _, err := renderChart(c, values, release, namespace)
-	return out, err
-}
-
-// RenderWithValues is Render that also returns the values the chart's templates
-// saw as .Values: its values.yaml, its subcharts' defaults and globals, then
-// values, merged exactly as Helm merges them.
-func RenderWithValues(c *chart.Chart, values map[string]any, release, namespace string) (map[string]string, map[string]any, error) {
-	return renderChart(c, values, release, namespace)
-}
-
 var executionError = regexp.MustCompile(`execution error at \([^)]*\): `)
 
 // templateErrorAt is Helm's template error from "execution error at (FILE:LINE:COL): "
@@ -226,9 +211,10 @@ func templateErrorAt(err error) error {
 	return err
 }
 
-// TemplateError shortens Helm's template error to the message a template's
-// `fail` gave, when there is one: "proxykit: cluster.podCIDRs: ...".
-func TemplateError(err error) error {
+// failMessage shortens Helm's template error to the message a template's
+// `fail` gave, when there is one: "proxykit: cluster.podCIDRs: ...". A library
+// helper's caller gets it so: the host chart's file and line mean nothing to it.
+func failMessage(err error) error {
 	msg := err.Error()
 	if loc := executionError.FindStringIndex(msg); loc != nil {
 		return fmt.Errorf("%s", strings.TrimSpace(msg[loc[1]:]))
@@ -244,10 +230,25 @@ type Call struct {
 	Values             map[string]any
 	Args               map[string]any // JSON-encodable; numbers arrive as float64, as from a values file
 	Release, Namespace string         // default "proxykit" and "default"
+	// Name is what Ask returns the output under; default Helper.
+	Name string
 }
 
 // Include renders the call. A render the library fails returns its message.
 func (c Call) Include() (string, error) {
+	out, err := Ask(c.Values, c.Release, c.Namespace, c)
+	return out[c.name()], err
+}
+
+func (c Call) name() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return c.Helper
+}
+
+// expression is the template action that renders the call.
+func (c Call) expression() (string, error) {
 	if !helperName.MatchString(c.Helper) {
 		return "", fmt.Errorf("proxykit: %q is not a proxykit helper name", c.Helper)
 	}
@@ -260,12 +261,44 @@ func (c Call) Include() (string, error) {
 		// the arguments go in as a Go template string literal of their JSON
 		context = fmt.Sprintf(`(merge (dict "context" $) (fromJson %s))`, strconv.Quote(string(args)))
 	}
-	release, namespace := c.Release, c.Namespace
+	return fmt.Sprintf(`{{ include %q %s }}`, c.Helper, context), nil
+}
+
+// answerMark separates the outputs of Ask's calls: no helper writes a NUL.
+const answerMark = "\x00proxykit-answer\x00"
+
+// Ask renders several library helpers in one render for the same values and
+// release (one resolution of the values, one parse of the library) and returns
+// each call's output by its Name (default: its helper). The calls' own Values,
+// Release and Namespace are not read. A render the library fails returns its
+// message. This is how Go asks the library anything: inject, audit, rules and
+// proxytest never re-encode what the library knows.
+func Ask(values map[string]any, release, namespace string, calls ...Call) (map[string]string, error) {
+	var template strings.Builder
+	for _, c := range calls {
+		expr, err := c.expression()
+		if err != nil {
+			return nil, err
+		}
+		template.WriteString(answerMark + expr)
+	}
 	if release == "" {
 		release = "proxykit"
 	}
 	if namespace == "" {
 		namespace = "default"
 	}
-	return includeAs(fmt.Sprintf(`{{ include %q %s }}`, c.Helper, context), c.Values, release, namespace)
+	out, err := includeAs(template.String(), values, release, namespace)
+	if err != nil {
+		return nil, err
+	}
+	parts := strings.Split(out, answerMark)[1:]
+	if len(parts) != len(calls) {
+		return nil, fmt.Errorf("proxykit: %d answers for %d calls: a helper wrote the separator", len(parts), len(calls))
+	}
+	answers := make(map[string]string, len(calls))
+	for i, c := range calls {
+		answers[c.name()] = parts[i]
+	}
+	return answers, nil
 }

@@ -52,3 +52,31 @@ func TestPinnedKubeVersionIsGoMods(t *testing.T) {
 	assert.Equal(t, "v1."+string(m[1])+".0", pinnedKubeVersion, "keep pinnedKubeVersion at the Kubernetes version of go.mod's client-go")
 	assert.Equal(t, pinnedKubeVersion, DefaultKubeVersion(), "a test binary records no dependencies: the pinned version")
 }
+
+// Ask renders several helpers in one render, each output under its name; two
+// calls of one helper with other arguments are told apart by Name.
+func TestAsk(t *testing.T) {
+	values := map[string]any{"proxy": map[string]any{"http": "http://proxy:3128"}, "cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12", "metadataEndpoints": false}}
+	got, err := Ask(values, "shop", "apps",
+		Call{Helper: "proxykit.proxy.enabled"},
+		Call{Helper: "proxykit.proxy.noProxy"},
+		Call{Helper: "proxykit.proxy.noProxy", Name: "with a Service", Args: map[string]any{"extra": "web"}},
+		Call{Helper: "proxykit.proxy.secretName"})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{
+		"proxykit.proxy.enabled":    "true",
+		"proxykit.proxy.noProxy":    "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.96.0.0/12",
+		"with a Service":            "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.96.0.0/12,web",
+		"proxykit.proxy.secretName": "shop-proxy-credentials",
+	}, got)
+	for _, call := range []string{"proxykit.proxy.enabled", "proxykit.proxy.noProxy"} {
+		one, err := Include(call, values)
+		require.NoError(t, err)
+		assert.Equal(t, got[call], one, "Ask and Include agree")
+	}
+
+	_, err = Ask(map[string]any{"cluster": map[string]any{"podCIDRs": "10.0.0.0/33"}}, "", "", Call{Helper: "proxykit.proxy.noProxy"})
+	assert.EqualError(t, err, `proxykit: cluster.podCIDRs: "10.0.0.0/33" is not a valid CIDR (want e.g. 10.244.0.0/16 or fd00::/108)`)
+	_, err = Ask(nil, "", "", Call{Helper: "{{ evil }}"})
+	assert.ErrorContains(t, err, "is not a proxykit helper name")
+}

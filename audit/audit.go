@@ -11,6 +11,7 @@ package audit
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -76,14 +77,13 @@ type auditor struct {
 func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Result, error) {
 	a := &auditor{ctx: ctx, client: client, cluster: opts.Cluster, owners: map[string]string{}}
 	if opts.Values != nil {
-		var err error
-		if a.variables, err = manifest.VariablesFromValues(opts.Values); err != nil {
+		variables, want, err := rendered(opts.Values)
+		if err != nil {
 			return nil, err
 		}
-		if a.variables != nil { // the values set a proxy: judge staleness against it
-			if a.want, err = renderedEnv(opts.Values); err != nil {
-				return nil, err
-			}
+		a.variables = variables
+		if variables != nil { // the values set a proxy: judge staleness against it
+			a.want = want
 		}
 	}
 	sources, err := a.sources(opts.Namespace)
@@ -271,35 +271,24 @@ func podReferences(p corev1.Pod) []string {
 	return refs
 }
 
-// renderedEnv is what the library renders for the values, by name, values
-// resolved: the URLs of the proxy config for the variables that read the Secret.
-func renderedEnv(vals map[string]any) (map[string]string, error) {
-	config, err := proxykit.Include("proxykit.proxy.config", vals)
+// rendered asks the library, in one render, for the proxy variables the values
+// give every container and the value each has there (a Secret's URL read).
+func rendered(vals map[string]any) (variables []string, want map[string]string, err error) {
+	answers, err := proxykit.Ask(vals, "", "", proxykit.Call{Helper: "proxykit.proxy.env"}, proxykit.Call{Helper: "proxykit.proxy.envValues"})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var resolved map[string]string
-	if err := yaml.Unmarshal([]byte(config), &resolved); err != nil {
-		return nil, err
+	var env []struct{ Name string }
+	if err := yaml.Unmarshal([]byte(answers["proxykit.proxy.env"]), &env); err != nil {
+		return nil, nil, fmt.Errorf("proxykit: the library's proxy env is not YAML: %w", err)
 	}
-	envYAML, err := proxykit.Include("proxykit.proxy.env", vals)
-	if err != nil {
-		return nil, err
-	}
-	var env []corev1.EnvVar
-	if err := yaml.Unmarshal([]byte(envYAML), &env); err != nil {
-		return nil, err
-	}
-	key := map[string]string{"HTTP_PROXY": "http", "HTTPS_PROXY": "https", "NO_PROXY": "noProxy"}
-	want := map[string]string{}
 	for _, e := range env {
-		if e.ValueFrom == nil {
-			want[e.Name] = e.Value
-		} else if k, ok := key[strings.ToUpper(e.Name)]; ok {
-			want[e.Name] = resolved[k]
-		}
+		variables = append(variables, e.Name)
 	}
-	return want, nil
+	if err := json.Unmarshal([]byte(answers["proxykit.proxy.envValues"]), &want); err != nil {
+		return nil, nil, fmt.Errorf("proxykit: the library's proxy env values are not JSON: %w", err)
+	}
+	return manifest.OrderVariables(variables), want, nil
 }
 
 // write is the one YAML stream writer of the report outputs.

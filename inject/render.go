@@ -19,64 +19,53 @@ type injection struct {
 	values       map[string]any
 }
 
-// render asks the library for the injection. hosts are NO_PROXY entries for
-// every container (the stream's Services); release names the proxy Secret.
+// render asks the library for the injection, in one render. hosts are
+// NO_PROXY entries for every container (the stream's Services); release names
+// the proxy Secret.
 func render(values map[string]any, hosts, release string) (*injection, error) {
 	if values == nil {
 		values = map[string]any{}
-	}
-	include := func(helper string, args map[string]any) (string, error) {
-		return proxykit.Call{Helper: helper, Values: values, Args: args, Release: release}.Include()
-	}
-	inj := &injection{values: values}
-	enabled, err := include("proxykit.proxy.enabled", nil)
-	if err != nil {
-		return nil, err
-	}
-	if inj.enabled = enabled == "true"; !inj.enabled {
-		return inj, nil
 	}
 	var args map[string]any
 	if hosts != "" {
 		args = map[string]any{"noProxy": hosts}
 	}
-	var lists [4][]any
-	for i, helper := range []string{"proxykit.proxy.env", "proxykit.trust.env", "proxykit.trust.volumes", "proxykit.trust.volumeMounts"} {
-		a := args
-		if i > 0 {
-			a = nil
+	lists := []string{"proxykit.proxy.env", "proxykit.trust.env", "proxykit.trust.volumes", "proxykit.trust.volumeMounts"}
+	calls := []proxykit.Call{{Helper: "proxykit.proxy.enabled"}, {Helper: "proxykit.proxy.hasCredentials"}, {Helper: "proxykit.proxy.secret"}}
+	for i, helper := range lists {
+		call := proxykit.Call{Helper: helper}
+		if i == 0 {
+			call.Args = args
 		}
-		out, err := include(helper, a)
-		if err != nil {
-			return nil, err
-		}
-		if lists[i], err = decodeList(out); err != nil {
+		calls = append(calls, call)
+	}
+	answers, err := proxykit.Ask(values, release, "", calls...)
+	if err != nil {
+		return nil, err
+	}
+	inj := &injection{values: values}
+	if inj.enabled = answers["proxykit.proxy.enabled"] == "true"; !inj.enabled {
+		return inj, nil
+	}
+	decoded := map[string][]any{}
+	for _, helper := range lists {
+		if decoded[helper], err = decodeList(answers[helper]); err != nil {
 			return nil, fmt.Errorf("proxykit: %s: %w", helper, err)
 		}
 	}
-	for _, e := range append(lists[0], lists[1]...) {
+	for _, e := range append(decoded["proxykit.proxy.env"], decoded["proxykit.trust.env"]...) {
 		entry, _ := e.(map[string]any)
 		inj.env = append(inj.env, entry)
 		if entry["name"] == "JAVA_TOOL_OPTIONS" {
 			inj.javaOptions, _ = entry["value"].(string)
 		}
 	}
-	if len(lists[2]) > 0 && len(lists[3]) > 0 {
-		inj.volume, _ = lists[2][0].(map[string]any)
-		inj.mount, _ = lists[3][0].(map[string]any)
+	if volumes, mounts := decoded["proxykit.trust.volumes"], decoded["proxykit.trust.volumeMounts"]; len(volumes) > 0 && len(mounts) > 0 {
+		inj.volume, _ = volumes[0].(map[string]any)
+		inj.mount, _ = mounts[0].(map[string]any)
 	}
-	credentials, err := include("proxykit.proxy.hasCredentials", nil)
-	if err != nil {
-		return nil, err
-	}
-	inj.credentials = credentials == "true"
-	if inj.credentials {
-		secret, err := include("proxykit.proxy.secret", nil)
-		if err != nil {
-			return nil, err
-		}
-		inj.secretNeeded = secret != ""
-	}
+	inj.credentials = answers["proxykit.proxy.hasCredentials"] == "true"
+	inj.secretNeeded = inj.credentials && answers["proxykit.proxy.secret"] != ""
 	return inj, nil
 }
 

@@ -1,14 +1,17 @@
 package tests
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"helm.sh/helm/v3/pkg/chartutil"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
@@ -85,4 +88,32 @@ func TestPlainProxyRendersNoSecret(t *testing.T) {
 	assert.False(t, fixture.Has(r, "Secret", fixture.Release+"-proxy-credentials"))
 	assert.Equal(t, "", fixture.Helpers(t, r)["hasCredentials"])
 	assert.Empty(t, strings.TrimSpace(fixture.SourceText(r, "templates/proxy-secret.yaml")))
+}
+
+// proxykit.proxy.envValues: each variable's value as a container sees it, the
+// library's Secret read; a value in proxy.existingSecret, which the values do
+// not know, is left out.
+func TestEnvValues(t *testing.T) {
+	const cluster = `cluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}` + "\n"
+	const noProxy = "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.96.0.0/12"
+	for _, c := range []struct {
+		name, values string
+		want         map[string]string
+	}{
+		{"proxy off", cluster, map[string]string{}},
+		{"plain", cluster + `proxy: {http: "http://proxy:3128", lowercase: false}`, map[string]string{"HTTP_PROXY": "http://proxy:3128", "NO_PROXY": noProxy}},
+		{"credentials: the Secret's URL", cluster + `proxy: {http: "http://u:p%40ss@proxy:3128", https: "http://u:p%40ss@proxy:3128", lowercase: false}`,
+			map[string]string{"HTTP_PROXY": "http://u:p%40ss@proxy:3128", "HTTPS_PROXY": "http://u:p%40ss@proxy:3128", "NO_PROXY": noProxy}},
+		{"existingSecret: only what the values know", cluster + `proxy: {existingSecret: corp-proxy, lowercase: false}`, map[string]string{"NO_PROXY": noProxy}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			values, err := chartutil.ReadValues([]byte(c.values))
+			require.NoError(t, err)
+			out, err := proxykit.Include("proxykit.proxy.envValues", values)
+			require.NoError(t, err)
+			var got map[string]string
+			require.NoError(t, json.Unmarshal([]byte(out), &got))
+			assert.Equal(t, c.want, got)
+		})
+	}
 }

@@ -100,6 +100,27 @@ Output: YAML list: HTTP_PROXY, HTTPS_PROXY, NO_PROXY, then http_proxy, https_pro
 {{- end -}}
 
 {{/*
+proxykit.proxy.envValues — the value each proxy variable has in a container, Secret read.
+Input:  dict "context" $
+Output: JSON map {NAME: value} of proxykit.proxy.env's variables as a container sees
+        them: a secretKeyRef's value is the URL the library's Secret holds. A variable
+        whose value lives in proxy.existingSecret, which the values do not know, is
+        left out. "{}" when the proxy is off. For Go code that compares what a Pod
+        runs with (proxykit audit's stale-proxy-env): never written into a manifest.
+*/}}
+{{- define "proxykit.proxy.envValues" -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.proxy.envValues") -}}
+{{- $s := .context.proxykitSettings -}}
+{{- $out := dict -}}
+{{- /* the settings as if no Secret were read: every entry a plain value, the
+       ones only an existing Secret knows left out */ -}}
+{{- range $e := include "proxykit.resolve.env" (omit $s "credentials" "existingSecret") | fromJsonArray -}}
+  {{- $_ := set $out $e.name $e.value -}}
+{{- end -}}
+{{- toJson $out -}}
+{{- end -}}
+
+{{/*
 proxykit.proxy.secret — the Secret that holds the proxy URLs when they carry credentials.
 Input:  dict "context" $ ["namespace" <string>] ["name" <string>] ["annotations" <map>]
         namespace defaults to the release namespace, name to proxykit.proxy.secretName;
