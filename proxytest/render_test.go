@@ -9,11 +9,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/internal/testfs"
 )
 
 // A platform chart sets its cluster in its own values.yaml; a test passes only
@@ -101,34 +100,6 @@ spec:
 	assert.Equal(t, "Job/j container main: missing-proxy-env: "+findings[1].Message, findings[1].String())
 }
 
-func TestTypedAccess(t *testing.T) {
-	m := Render(t, "testdata/platform", Values(`proxy: {http: "http://proxy.corp.example:3128"}`), Release("shop", "apps"))
-
-	d := Get[appsv1.Deployment](t, m, "shop-api")
-	assert.Equal(t, " envoy , metrics", d.Spec.Template.Annotations[AnnotationSkipContainers])
-	cj := Get[batchv1.CronJob](t, m, "shop-report")
-	assert.Equal(t, "0 3 * * *", cj.Spec.Schedule)
-
-	api := m.Container(t, "Deployment/shop-api", "api")
-	assert.Equal(t, "containers", api.List)
-	assert.Equal(t, "HTTP_PROXY", api.Env[0].Name)
-	assert.Equal(t, "http://proxy.corp.example:3128", m.Environment(api)["http_proxy"])
-	assert.Contains(t, m.Environment(api)["NO_PROXY"], ".corp.example")
-
-	_, err := m.ContainerE("Deployment/shop-api", "nginx")
-	assert.EqualError(t, err, `manifest: Deployment/shop-api has no container "nginx"; it has migrate, api, envoy`)
-	_, err = m.ContainerE("Deployment/nope", "api")
-	assert.EqualError(t, err, "manifest: Deployment/nope has no pod template in the manifests; have Deployment/shop-api, StatefulSet/shop-db, CronJob/shop-report")
-	assert.EqualError(t, m.Decode("Service", "shop-api", &struct{}{}), "manifest: no Service/shop-api in the manifests; have Deployment/shop-api, StatefulSet/shop-db, CronJob/shop-report")
-
-	typo, err := Parse("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replica: 2}\n")
-	require.NoError(t, err)
-	err = typo.Decode("Deployment", "d", &appsv1.Deployment{})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `unknown field "replica"`, "strict: a typo in a template is an error")
-}
-
-// Find builds its index on first use; tests that share one render call it in parallel.
 func TestFindIsSafeForConcurrentUse(t *testing.T) {
 	m := Render(t, "testdata/platform")
 	var wg sync.WaitGroup
@@ -195,4 +166,57 @@ func TestKubeVersion(t *testing.T) {
 	assert.ErrorContains(t, err, "chart requires kubeVersion: >=1.25.0-0 which is incompatible with Kubernetes v1.24.0", "as helm template says it")
 	_, err = RenderE(dir, KubeVersion("one"))
 	assert.ErrorContains(t, err, `the Kubernetes version "one"`)
+}
+
+// copyChart copies a chart directory without its charts/ folder.
+func copyChart(t *testing.T, from string) string {
+	t.Helper()
+	to := filepath.Join(t.TempDir(), filepath.Base(from))
+	testfs.CopyTree(t, from, to, "charts")
+	return to
+}
+
+func TestRenderUsesTheEmbeddedLibrary(t *testing.T) {
+	chart := copyChart(t, "../examples/consumer-app")
+	m := Render(t, chart, ValuesFile("../examples/providers/gke.yaml"))
+	c, err := ClusterFromValues(m.Values)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"10.0.0.0/14"}, c.PodCIDRs)
+	var findings []Finding
+	for _, f := range Check(m, WithCluster(c)) {
+		if f.Container != "metrics" { // opts out of the proxy on purpose
+			findings = append(findings, f)
+		}
+	}
+	assert.Empty(t, findings)
+
+	t.Run("a constraint the embedded library does not meet names both versions", func(t *testing.T) {
+		chartYAML := filepath.Join(chart, "Chart.yaml")
+		b, err := os.ReadFile(chartYAML)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(chartYAML, []byte(strings.Replace(string(b), "version: 0.6.0\n    repository", "version: ~0.1.0\n    repository", 1)), 0o644))
+		_, err = RenderE(chart)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "~0.1.0")
+		assert.Contains(t, err.Error(), "the embedded library is 0.6.0")
+	})
+}
+
+// The library's message, where `helm template` says it: the chart's own template and line.
+func TestRenderFailsWithTheLibraryMessage(t *testing.T) {
+	_, err := RenderE(copyChart(t, "../examples/consumer-app"), Values(`cluster: {podCIDRs: [10.0.0.0/33]}`))
+	require.Error(t, err)
+	assert.Regexp(t, `^execution error at \(consumer-app/templates/[a-z-]+\.yaml:\d+:\d+\): proxykit: cluster\.podCIDRs: "10\.0\.0\.0/33" is not a valid CIDR`, err.Error())
+}
+
+// A dependency in Chart.yaml that charts/ lacks fails as `helm template` fails
+// (proxykit alone is supplied by the embedded library).
+func TestRenderFailsOnAMissingDependency(t *testing.T) {
+	chart := copyChart(t, "../examples/consumer-app")
+	chartYAML := filepath.Join(chart, "Chart.yaml")
+	b, err := os.ReadFile(chartYAML)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(chartYAML, append(b, []byte("  - name: redis\n    version: 20.0.0\n    repository: oci://registry.example/charts\n    condition: redis.enabled\n")...), 0o644))
+	_, err = RenderE(chart)
+	assert.EqualError(t, err, "proxytest: consumer-app: found in Chart.yaml, but missing in charts/ directory: redis; run `helm dependency build`")
 }

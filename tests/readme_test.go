@@ -13,10 +13,10 @@ import (
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
-// TestREADMEChartAuthorsTestIsCompiled: the test the README shows chart authors is
-// the one examples/consumer-app's module compiles and `make test` runs.
+// TestREADMEChartAuthorsTestIsCompiled: the test docs/testing.md shows chart
+// authors is the one examples/consumer-app's module compiles and `make test` runs.
 func TestREADMEChartAuthorsTestIsCompiled(t *testing.T) {
-	readme, err := os.ReadFile(fixture.Path("README.md"))
+	readme, err := os.ReadFile(fixture.Path("docs", "testing.md"))
 	require.NoError(t, err)
 	section := string(readme)[strings.Index(string(readme), "## Test your own chart"):]
 	block := regexp.MustCompile("(?s)```go\n(.*?)```").FindStringSubmatch(section)
@@ -34,10 +34,10 @@ func TestREADMEChartAuthorsTestIsCompiled(t *testing.T) {
 }
 
 // TestREADMEHelperTable: every public helper of the library has a row in the
-// README's helper reference, and the row names the file that defines it, so a
-// newcomer finds any helper in one step.
+// helper reference (docs/library.md), and the row names the file that defines
+// it, so a newcomer finds any helper in one step.
 func TestREADMEHelperTable(t *testing.T) {
-	readme, err := os.ReadFile(fixture.Path("README.md"))
+	readme, err := os.ReadFile(fixture.Path("docs", "library.md"))
 	require.NoError(t, err)
 	rows := map[string]string{} // helper -> file
 	for _, m := range regexp.MustCompile("(?m)^\\| `(proxykit\\.[A-Za-z.]+)`(?:, `proxykit\\.[A-Za-z.]+`)* \\| `(_[A-Za-z]+\\.tpl)` \\|").FindAllStringSubmatch(string(readme), -1) {
@@ -60,4 +60,55 @@ func TestREADMEHelperTable(t *testing.T) {
 		}
 	}
 	assert.Greater(t, defined, 20)
+}
+
+// The manual's pages: README.md, ARCHITECTURE.md and docs/*.md. Every relative
+// link reaches a file of the repository, and an anchor a heading of that file;
+// the front door stays a front door.
+func TestDocsLinksResolve(t *testing.T) {
+	pages, err := filepath.Glob(fixture.Path("docs", "*.md"))
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, len(pages), 8, "the manual by topic")
+	pages = append(pages, fixture.Path("README.md"), fixture.Path("ARCHITECTURE.md"))
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, page := range pages {
+		text, err := os.ReadFile(page)
+		require.NoError(t, err)
+		for _, m := range link.FindAllStringSubmatch(stripCode(string(text)), -1) {
+			target := m[1]
+			if regexp.MustCompile(`^[a-z]+:`).MatchString(target) {
+				continue
+			}
+			file, anchor, _ := strings.Cut(target, "#")
+			path := page
+			if file != "" {
+				path = filepath.Join(filepath.Dir(page), file)
+				_, err := os.Stat(path)
+				assert.NoError(t, err, "%s links %s", filepath.Base(page), target)
+			}
+			if anchor != "" && strings.HasSuffix(path, ".md") {
+				assert.Contains(t, headingAnchors(t, path), anchor, "%s links %s", filepath.Base(page), target)
+			}
+		}
+	}
+	readme, err := os.ReadFile(fixture.Path("README.md"))
+	require.NoError(t, err)
+	assert.Less(t, strings.Count(string(readme), "\n"), 300, "README.md is the front door: what, the two commands, where to read next")
+}
+
+// stripCode drops fenced blocks, where brackets are code, not links.
+func stripCode(text string) string {
+	return regexp.MustCompile("(?s)```.*?```").ReplaceAllString(text, "")
+}
+
+// headingAnchors are the anchors GitHub gives a file's headings.
+func headingAnchors(t *testing.T, path string) []string {
+	text, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var out []string
+	for _, m := range regexp.MustCompile(`(?m)^#{1,6} (.+)$`).FindAllStringSubmatch(stripCode(string(text)), -1) {
+		slug := regexp.MustCompile(`[^\w\- ]`).ReplaceAllString(strings.ToLower(strings.TrimSpace(m[1])), "")
+		out = append(out, strings.ReplaceAll(slug, " ", "-"))
+	}
+	return out
 }
