@@ -1,8 +1,6 @@
 {{/* chart-operator.labels — labels on every object of this chart. */}}
 {{- define "chart-operator.labels" -}}
-app.kubernetes.io/name: chart-operator
-app.kubernetes.io/instance: {{ .Release.Name }}
-app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{ include "proxykit.labels" (dict "context" . "name" "chart-operator") }}
 {{- end -}}
 
 {{/*

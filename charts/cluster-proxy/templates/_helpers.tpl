@@ -6,9 +6,6 @@
 
 {{/* cluster-proxy.labels — labels on every object of this chart. */}}
 {{- define "cluster-proxy.labels" -}}
-app.kubernetes.io/name: cluster-proxy
-app.kubernetes.io/instance: {{ .Release.Name }}
-app.kubernetes.io/managed-by: {{ .Release.Service }}
-app.kubernetes.io/part-of: proxykit
+{{ include "proxykit.labels" (dict "context" . "name" "cluster-proxy") }}
 proxykit.io/cluster: {{ include "cluster-proxy.name" . }}
 {{- end -}}

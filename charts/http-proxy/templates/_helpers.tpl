@@ -1,9 +1,6 @@
 {{/* http-proxy.labels — labels on every object of this chart. */}}
 {{- define "http-proxy.labels" -}}
-app.kubernetes.io/name: http-proxy
-app.kubernetes.io/instance: {{ .Release.Name }}
-app.kubernetes.io/managed-by: {{ .Release.Service }}
-app.kubernetes.io/part-of: proxykit
+{{ include "proxykit.labels" (dict "context" . "name" "http-proxy") }}
 {{- end -}}
 
 {{/* http-proxy.selector — the labels the Service selects the DaemonSet's Pods by. */}}

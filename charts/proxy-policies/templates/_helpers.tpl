@@ -1,9 +1,6 @@
 {{/* proxy-policies.labels — labels on every object of this chart. */}}
 {{- define "proxy-policies.labels" -}}
-app.kubernetes.io/name: proxy-policies
-app.kubernetes.io/instance: {{ .Release.Name }}
-app.kubernetes.io/managed-by: {{ .Release.Service }}
-app.kubernetes.io/part-of: proxykit
+{{ include "proxykit.labels" (dict "context" . "name" "proxy-policies") }}
 {{- end -}}
 
 {{/*

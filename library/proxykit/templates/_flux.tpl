@@ -34,8 +34,7 @@ metadata:
   name: {{ required "proxykit.flux.proxySecret: \"name\" is required" .name | quote }}
   namespace: {{ .namespace | default .context.Release.Namespace | quote }}
   labels:
-    app.kubernetes.io/managed-by: {{ .context.Release.Service | default "Helm" | quote }}
-    app.kubernetes.io/part-of: proxykit
+    {{- include "proxykit.labels" (dict "context" .context) | nindent 4 }}
 type: Opaque
 data:
 {{- range $k := list "address" "username" "password" }}

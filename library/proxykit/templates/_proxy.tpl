@@ -147,8 +147,7 @@ metadata:
     {{- end }}
   {{- end }}
   labels:
-    app.kubernetes.io/managed-by: {{ .context.Release.Service | default "Helm" | quote }}
-    app.kubernetes.io/part-of: proxykit
+    {{- include "proxykit.labels" (dict "context" .context) | nindent 4 }}
 type: Opaque
 data:
 {{- toYaml $data | nindent 2 }}
