@@ -45,6 +45,30 @@ type Options struct {
 	CAPICluster string
 }
 
+// OptionError is an Options field whose value Discover cannot use; it names
+// the field (a CLI names its flag instead).
+type OptionError struct{ Option, Message string }
+
+func (e *OptionError) Error() string { return "Options." + e.Option + ": " + e.Message }
+
+// ClusterFor is the facts an audit judges with: the values' cluster.* keys, read
+// as the library reads them, when they name a pod or service network; else what
+// Discover reads from the cluster behind config, with its sources and warnings.
+func ClusterFor(ctx context.Context, config *rest.Config, values map[string]any) (*Result, error) {
+	facts, err := manifest.ClusterFromValues(values)
+	if err != nil {
+		return nil, err
+	}
+	if len(facts.PodCIDRs)+len(facts.ServiceCIDRs) > 0 {
+		return &Result{Cluster: facts, Sources: map[string][]string{}}, nil
+	}
+	res, err := Discover(ctx, config, Options{})
+	if err != nil && res != nil {
+		err = fmt.Errorf("the values name no pod or service network and %w", err)
+	}
+	return res, err
+}
+
 // ErrUnreachable wraps the error of a cluster that does not answer.
 var ErrUnreachable = errors.New("the cluster does not answer")
 

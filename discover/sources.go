@@ -240,7 +240,7 @@ func (r *reader) apiServer() *finding {
 func (r *reader) capi(ref string) (*Result, error) {
 	ns, name, ok := strings.Cut(ref, "/")
 	if !ok || ns == "" || name == "" {
-		return nil, fmt.Errorf("--capi-cluster: %q is not NAMESPACE/NAME", ref)
+		return nil, &OptionError{Option: "CAPICluster", Message: fmt.Sprintf("%q is not NAMESPACE/NAME", ref)}
 	}
 	object := fmt.Sprintf("Cluster %s/%s", ns, name)
 	var cluster *unstructured.Unstructured

@@ -126,9 +126,16 @@ func (d document) namespace(release string) string {
 	return release
 }
 
+// OptionError is an Options field that the stream needs and that is not set;
+// it names the field (a CLI names its flag instead).
+type OptionError struct{ Option, Message string }
+
+func (e *OptionError) Error() string { return e.Message + "; set Options." + e.Option }
+
 // Stream reads rendered manifests and returns them with the proxy injected.
 // Bad values, a stream that is not YAML, or facts it cannot know (the release
-// namespace of a Service without one) are errors naming the key or flag.
+// namespace of a Service without one: an *OptionError) are errors naming the
+// key or the Options field.
 func Stream(stream []byte, opts Options) ([]byte, Result, error) {
 	return New(opts).Stream(stream)
 }
@@ -260,7 +267,7 @@ func serviceHosts(docs []document, opts Options) (string, []string, error) {
 		}
 		ns := doc.namespace(opts.Namespace)
 		if ns == "" {
-			return "", nil, fmt.Errorf("Service %s has no namespace and the release namespace is unknown: pass -n NAMESPACE (to helm: --post-renderer-args -n --post-renderer-args NAMESPACE) or set HELM_NAMESPACE; NO_PROXY needs the name.namespace form Pods call it by", doc.meta("name"))
+			return "", nil, &OptionError{Option: "Namespace", Message: fmt.Sprintf("Service %s has no namespace and the release namespace is unknown: NO_PROXY needs the name.namespace form Pods call it by", doc.meta("name"))}
 		}
 		byNamespace[ns] = append(byNamespace[ns], doc.meta("name"))
 	}

@@ -261,7 +261,7 @@ func TestStreamRuntimes(t *testing.T) {
 
 func TestStreamRefuses(t *testing.T) {
 	for _, c := range []struct{ values, stream, opt, want string }{
-		{plainValues, service, "", "-n NAMESPACE"},
+		{plainValues, service, "", "the release namespace is unknown: NO_PROXY needs the name.namespace form Pods call it by; set Options.Namespace"},
 		{plainValues, "a: [", "shop", "document 1 is not YAML"},
 		{plainValues, "- a\n- b\n", "shop", "not a Kubernetes object"},
 		{plainValues + "proxy: {noProxy: \"*\"}\n", workloads, "shop", "proxy.noProxy"},

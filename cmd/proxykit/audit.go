@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -15,47 +15,46 @@ import (
 
 // auditOptions are the flags of `proxykit audit`.
 type auditOptions struct {
-	kube   *genericclioptions.ConfigFlags
-	values *valueFlags
-	all    bool
-	output *choiceFlag
-
-	stdout, stderr io.Writer
+	streams
+	kube      *genericclioptions.ConfigFlags
+	values    *valueFlags
+	all       bool
+	namespace bool // -n given
+	output    *choiceFlag
 }
 
-func newAuditCmd(stdout, stderr io.Writer) *cobra.Command {
-	o := &auditOptions{stdout: stdout, stderr: stderr}
+func newAuditCmd(s streams) *cobra.Command {
+	o := &auditOptions{streams: s}
 	cmd := &cobra.Command{
 		Use:   "audit [--kubeconfig F] [--context C] [-n NS | -A] [-f VALUES]... [-o text|json|policyreport|openreports]",
 		Short: "check the Pods of a live cluster with check's rules (and stale-proxy-env when -f gives the proxy)",
 		Args:  noArgs,
+		RunE:  runE(o),
 	}
 	o.kube = clusterFlags(cmd)
 	cmd.Flags().BoolVarP(&o.all, "all-namespaces", "A", false, "every namespace but kube-system, kube-public and kube-node-lease")
 	o.values = addValueFlags(cmd.Flags())
 	o.output = addOutputFlag(cmd.Flags(), "text, json, policyreport (wgpolicyk8s.io, a report per namespace) or openreports (openreports.io, a report per Pod)",
 		"text", "json", "policyreport", "openreports")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := o.validate(cmd); err != nil {
-			return err
-		}
-		return o.run(cmd)
-	}
 	return cmd
 }
 
-func (o *auditOptions) validate(cmd *cobra.Command) error {
+func (o *auditOptions) complete(cmd *cobra.Command, _ []string) error {
+	o.namespace = cmd.Flags().Changed("namespace")
+	return nil
+}
+
+func (o *auditOptions) validate() error {
 	if err := o.output.validate(); err != nil {
 		return err
 	}
-	if o.all && cmd.Flags().Changed("namespace") {
+	if o.all && o.namespace {
 		return usagef("-n and -A: name one namespace, or all")
 	}
 	return nil
 }
 
-func (o *auditOptions) run(cmd *cobra.Command) error {
-	ctx := cmd.Context()
+func (o *auditOptions) run(ctx context.Context) error {
 	vals, err := o.values.merged()
 	if err != nil {
 		return err
@@ -77,36 +76,30 @@ func (o *auditOptions) run(cmd *cobra.Command) error {
 	if _, err := client.Discovery().ServerVersion(); err != nil {
 		return usagef("%v at %s: %v", discover.ErrUnreachable, manifest.RedactUserInfo(config.Host), err)
 	}
-	// the cluster facts from the values when they name a network, else from discover
-	if opts.Cluster, err = manifest.ClusterFromValues(vals); err != nil {
+	facts, err := discover.ClusterFor(ctx, config, vals)
+	if facts == nil {
 		return usagef("%v", err)
 	}
-	if len(opts.Cluster.PodCIDRs)+len(opts.Cluster.ServiceCIDRs) == 0 {
-		res, err := discover.Discover(ctx, config, discover.Options{})
-		if res == nil {
-			return usagef("%v", err)
-		}
-		for _, w := range res.Warnings {
-			fmt.Fprintf(o.stderr, "warning: %s\n", comment(w))
-		}
-		if err != nil {
-			return usagef("the values name no pod or service network and %v; pass the cluster's values with -f", err)
-		}
-		opts.Cluster = res.Cluster
+	for _, w := range facts.Warnings {
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", comment(w))
 	}
+	if err != nil {
+		return usagef("%v; pass the cluster's values with -f", err)
+	}
+	opts.Cluster = facts.Cluster
 	result, err := audit.Run(ctx, client, opts)
 	if err != nil {
 		return usagef("%v", err)
 	}
 	switch o.output.value {
 	case "json":
-		err = audit.WriteJSON(o.stdout, result.Findings)
+		err = audit.WriteJSON(o.Out, result.Findings)
 	case "policyreport":
-		err = audit.WritePolicyReports(o.stdout, result.Findings)
+		err = audit.WritePolicyReports(o.Out, result.Findings)
 	case "openreports":
-		err = audit.WriteOpenReports(o.stdout, result.Findings)
+		err = audit.WriteOpenReports(o.Out, result.Findings)
 	default:
-		audit.WriteText(o.stdout, result)
+		audit.WriteText(o.Out, result)
 	}
 	if err != nil {
 		return err

@@ -1,12 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -15,57 +14,55 @@ import (
 	"github.com/proxykit/proxykit/manifest"
 )
 
-// clusterFlags are kubectl's: --kubeconfig, --context, -n/--namespace and the
-// rest of genericclioptions.ConfigFlags, read as kubectl reads them.
-func clusterFlags(cmd *cobra.Command) *genericclioptions.ConfigFlags {
-	flags := genericclioptions.NewConfigFlags(true)
-	// an API server that accepts and never answers must end in exit 2, not a wait
-	// without end: every request gets this long unless --request-timeout says otherwise
-	*flags.Timeout = defaultRequestTimeout
-	flags.AddFlags(cmd.Flags())
-	return flags
+// discoverOptions are the flags of `proxykit discover`, which prints a live
+// cluster's facts as a values file (or JSON).
+type discoverOptions struct {
+	streams
+	kube   *genericclioptions.ConfigFlags
+	output *choiceFlag
+	capi   string
 }
 
-// defaultRequestTimeout bounds each request to the cluster.
-const defaultRequestTimeout = "30s"
-
-func newDiscoverCmd(stdout, stderr io.Writer) *cobra.Command {
+func newDiscoverCmd(s streams) *cobra.Command {
+	o := &discoverOptions{streams: s}
 	cmd := &cobra.Command{
 		Use:   "discover [--kubeconfig F] [--context C] [--capi-cluster NS/NAME] [-o yaml|json]",
 		Short: "read the cluster facts (pod and service networks, API server, domain) from a live cluster, as values",
 		Args:  noArgs,
+		RunE:  runE(o),
 	}
-	kube := clusterFlags(cmd)
-	output := addOutputFlag(cmd.Flags(), "yaml (a values file for -f) or json", "yaml", "json")
-	capi := cmd.Flags().String("capi-cluster", "", "NAMESPACE/NAME of a Cluster API Cluster: the workload cluster's facts, from a management cluster")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := output.validate(); err != nil {
+	o.kube = clusterFlags(cmd)
+	o.output = addOutputFlag(cmd.Flags(), "yaml (a values file for -f) or json", "yaml", "json")
+	cmd.Flags().StringVar(&o.capi, "capi-cluster", "", "NAMESPACE/NAME of a Cluster API Cluster: the workload cluster's facts, from a management cluster")
+	return cmd
+}
+
+func (o *discoverOptions) complete(*cobra.Command, []string) error { return nil }
+func (o *discoverOptions) validate() error                         { return o.output.validate() }
+
+func (o *discoverOptions) run(ctx context.Context) error {
+	config, err := o.kube.ToRESTConfig()
+	if err != nil {
+		return usagef("%v", err)
+	}
+	res, err := discover.Discover(ctx, config, discover.Options{CAPICluster: o.capi})
+	if res == nil { // unreachable, or --capi-cluster names no Cluster
+		return usagef("%v", flagError(err))
+	}
+	if o.output.value == "json" {
+		if err := printJSON(o.Out, res); err != nil {
 			return err
 		}
-		config, err := kube.ToRESTConfig()
-		if err != nil {
-			return usagef("%v", err)
+	} else {
+		writeValues(o.Out, config.Host, res)
+		for _, w := range res.Warnings {
+			fmt.Fprintf(o.ErrOut, "warning: %s\n", comment(w))
 		}
-		res, err := discover.Discover(cmd.Context(), config, discover.Options{CAPICluster: *capi})
-		if res == nil { // unreachable, or --capi-cluster names no Cluster
-			return usagef("%v", err)
-		}
-		if output.value == "json" {
-			if err := printJSON(stdout, res); err != nil {
-				return err
-			}
-		} else {
-			writeValues(stdout, config.Host, res)
-			for _, w := range res.Warnings {
-				fmt.Fprintf(stderr, "warning: %s\n", comment(w))
-			}
-		}
-		if err != nil {
-			return usagef("%v", err)
-		}
-		return nil
 	}
-	return cmd
+	if err != nil {
+		return usagef("%v", err)
+	}
+	return nil
 }
 
 // writeValues prints the facts as a values file with a comment per fact naming
@@ -105,21 +102,4 @@ func writeValues(w io.Writer, host string, res *discover.Result) {
 	for _, warning := range res.Warnings {
 		fmt.Fprintf(w, "# warning: %s\n", comment(warning))
 	}
-}
-
-// comment makes text from the cluster safe in a YAML comment: it must stay on
-// its line, so every rune that is not printable (line breaks, and U+0085,
-// U+2028 and U+2029, which YAML 1.1 parsers such as Helm's also break lines
-// at) is written as its Go escape. Values are written JSON-quoted, as data.
-func comment(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsPrint(r) {
-			b.WriteRune(r)
-		} else {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		}
-	}
-	return b.String()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -22,30 +23,28 @@ var envFormats = map[string]string{
 // variables themselves (credentials included: this is for the machine that needs
 // them), both cases, as nodes get them.
 type envOptions struct {
+	streams
 	values *valueFlags
 	format *choiceFlag
-	stdout io.Writer
 }
 
-func newEnvCmd(stdout io.Writer) *cobra.Command {
-	o := &envOptions{stdout: stdout}
+func newEnvCmd(s streams) *cobra.Command {
+	o := &envOptions{streams: s}
 	cmd := &cobra.Command{
 		Use:   "env [-f VALUES]... [--set K=V]... [--format dotenv|shell|systemd|yaml]",
 		Short: "the proxy variables, for VMs, CI runners and systemd",
 		Args:  noArgs,
+		RunE:  runE(o),
 	}
 	o.values = addValueFlags(cmd.Flags())
 	o.format = addChoiceFlag(cmd.Flags(), "format", "dotenv, shell, systemd or yaml", "dotenv", "shell", "systemd", "yaml")
-	cmd.RunE = func(*cobra.Command, []string) error {
-		if err := o.format.validate(); err != nil {
-			return err
-		}
-		return o.run()
-	}
 	return cmd
 }
 
-func (o *envOptions) run() error {
+func (o *envOptions) complete(*cobra.Command, []string) error { return nil }
+func (o *envOptions) validate() error                         { return o.format.validate() }
+
+func (o *envOptions) run(context.Context) error {
 	helper := envFormats[o.format.value]
 	out, err := include(o.values, helper)
 	if err != nil {
@@ -73,7 +72,7 @@ func (o *envOptions) run() error {
 		}
 		out = string(b)
 	}
-	_, err = io.WriteString(o.stdout, out)
+	_, err = io.WriteString(o.Out, out)
 	return err
 }
 

@@ -1,15 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/proxykit/proxykit/manifest"
 	"github.com/proxykit/proxykit/noproxy"
 )
 
@@ -17,31 +16,30 @@ import (
 // client, whether the request goes direct or through the proxy under --no-proxy,
 // and the entry that decided.
 type explainOptions struct {
+	streams
 	noProxy     string
 	noProxySet  bool
 	clientNames []string
 	output      *choiceFlag
 	targets     []string
-	stdout      io.Writer
 }
 
-func newExplainCmd(stdout io.Writer) *cobra.Command {
-	o := &explainOptions{stdout: stdout}
+func newExplainCmd(s streams) *cobra.Command {
+	o := &explainOptions{streams: s}
 	cmd := &cobra.Command{
 		Use:   "explain --no-proxy LIST [--client NAME]... [-o text|json] TARGET...",
 		Short: "per target and client: direct or through the proxy, and the entry that matched",
+		RunE:  runE(o),
 	}
 	cmd.Flags().StringVar(&o.noProxy, "no-proxy", "", "the NO_PROXY value to judge (required)")
 	cmd.Flags().StringArrayVar(&o.clientNames, "client", nil, clientList()+" (repeatable; default: all)")
 	o.output = addOutputFlag(cmd.Flags(), "text or json", "text", "json")
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		o.noProxySet, o.targets = cmd.Flags().Changed("no-proxy"), args
-		if err := o.validate(); err != nil {
-			return err
-		}
-		return o.run()
-	}
 	return cmd
+}
+
+func (o *explainOptions) complete(cmd *cobra.Command, args []string) error {
+	o.noProxySet, o.targets = cmd.Flags().Changed("no-proxy"), args
+	return nil
 }
 
 func (o *explainOptions) validate() error {
@@ -57,7 +55,7 @@ func (o *explainOptions) validate() error {
 	return nil
 }
 
-func (o *explainOptions) run() error {
+func (o *explainOptions) run(context.Context) error {
 	clients := noproxy.Clients
 	if len(o.clientNames) > 0 {
 		clients = nil
@@ -81,9 +79,9 @@ func (o *explainOptions) run() error {
 		}
 	}
 	if o.output.value == "json" {
-		return printJSON(o.stdout, decisions)
+		return printJSON(o.Out, decisions)
 	}
-	w := tabwriter.NewWriter(o.stdout, 0, 0, 2, ' ', 0)
+	w := tabwriter.NewWriter(o.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "TARGET\tCLIENT\tGOES\tENTRY")
 	for _, d := range decisions {
 		goes := "proxy"
@@ -102,7 +100,7 @@ func (o *explainOptions) run() error {
 			return usagef("%v", err)
 		}
 		for _, s := range skipped {
-			fmt.Fprintf(o.stdout, "java: %s is not in http.nonProxyHosts: %s\n", redactUserInfo(s.Entry), s.Reason)
+			fmt.Fprintf(o.Out, "java: %s is not in http.nonProxyHosts: %s\n", redactUserInfo(s.Entry), s.Reason)
 		}
 	}
 	return nil
@@ -116,6 +114,3 @@ func clientList() string {
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
-
-// redactUserInfo hides user-info: nothing that looks like a password is echoed.
-func redactUserInfo(s string) string { return manifest.RedactUserInfo(s) }

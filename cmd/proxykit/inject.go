@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -12,18 +12,16 @@ import (
 
 // injectOptions are the flags of `proxykit inject`.
 type injectOptions struct {
+	streams
 	values    *valueFlags
 	namespace string
 	release   string
 	quiet     bool
-	file      string // "" or "-": standard input
-
-	stdin          io.Reader
-	stdout, stderr io.Writer
+	file      string // "": standard input
 }
 
-func newInjectCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
-	o := &injectOptions{stdin: stdin, stdout: stdout, stderr: stderr}
+func newInjectCmd(s streams) *cobra.Command {
+	o := &injectOptions{streams: s}
 	cmd := &cobra.Command{
 		Use:   "inject [-f VALUES]... [--set K=V]... [-n NS] [--release NAME] [FILE|-]",
 		Short: "the proxy injected into rendered manifests, as the policies inject it (a Helm post-renderer)",
@@ -36,35 +34,26 @@ func newInjectCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			"    --post-renderer-args -n --post-renderer-args argocd\n\n" +
 			"Namespace of objects without one: -n, else $HELM_NAMESPACE. Release (names the credentials Secret): --release,\n" +
 			"else the objects' app.kubernetes.io/instance label.",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("takes one FILE (or - for standard input), got %d", len(args))
-			}
-			return nil
-		},
+		Args: oneFileArg,
+		RunE: runE(o),
 	}
 	o.values = addValueFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "", "the release namespace, where objects without one are (default $HELM_NAMESPACE)")
 	cmd.Flags().StringVar(&o.release, "release", "", "the release name, which names the credentials Secret (default: the objects' app.kubernetes.io/instance label)")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "print no summary on standard error")
-	cmd.RunE = func(_ *cobra.Command, args []string) error {
-		o.complete(args)
-		return o.run()
-	}
 	return cmd
 }
 
-func (o *injectOptions) complete(args []string) {
-	if len(args) == 1 {
-		o.file = args[0]
-	}
-	if o.namespace == "" {
-		o.namespace = os.Getenv("HELM_NAMESPACE")
-	}
+func (o *injectOptions) complete(_ *cobra.Command, args []string) error {
+	o.file = fileArg(args)
+	o.namespace = firstOf(o.namespace, os.Getenv("HELM_NAMESPACE"))
+	return nil
 }
 
-func (o *injectOptions) run() error {
-	text, err := readManifests(o.file, o.stdin)
+func (o *injectOptions) validate() error { return nil }
+
+func (o *injectOptions) run(context.Context) error {
+	text, err := readManifests(o.file, o.In)
 	if err != nil {
 		return err
 	}
@@ -74,13 +63,13 @@ func (o *injectOptions) run() error {
 	}
 	out, result, err := inject.Stream(text, inject.Options{Values: vals, Namespace: o.namespace, Release: o.release})
 	if err != nil {
-		return usagef("%v", err)
+		return usagef("%v", flagError(err))
 	}
-	if _, err := o.stdout.Write(out); err != nil {
+	if _, err := o.Out.Write(out); err != nil {
 		return err
 	}
 	if !o.quiet {
-		fmt.Fprintf(o.stderr, "proxykit inject: %d containers, %d Services in NO_PROXY, %d Secrets added\n", result.Containers, len(result.Services), len(result.Secrets))
+		fmt.Fprintf(o.ErrOut, "proxykit inject: %d containers, %d Services in NO_PROXY, %d Secrets added\n", result.Containers, len(result.Services), len(result.Secrets))
 	}
 	return nil
 }

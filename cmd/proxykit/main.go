@@ -64,15 +64,8 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(
-		newNoProxyCmd(stdout),
-		newEnvCmd(stdout),
-		newCheckCmd(stdin, stdout),
-		newExplainCmd(stdout),
-		newDiscoverCmd(stdout, stderr),
-		newAuditCmd(stdout, stderr),
-		newInjectCmd(stdin, stdout, stderr),
-	)
+	s := streams{In: stdin, Out: stdout, ErrOut: stderr}
+	root.AddCommand(newNoProxyCmd(s), newEnvCmd(s), newCheckCmd(s), newExplainCmd(s), newDiscoverCmd(s), newAuditCmd(s), newInjectCmd(s))
 	// flag errors name the flag: usage errors, exit 2
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
 	return root
@@ -105,12 +98,4 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		_ = root.Usage()
 	}
 	return 2
-}
-
-// noArgs rejects positional arguments, naming them.
-func noArgs(_ *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usagef("takes no arguments, got %q", strings.Join(args, " "))
-	}
-	return nil
 }

@@ -4,41 +4,12 @@ import (
 	"encoding/json"
 	"io"
 	"reflect"
-	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
-	"github.com/spf13/pflag"
+	"github.com/proxykit/proxykit/manifest"
 )
-
-// choiceFlag is a flag that takes one of a few words (-o text|json, --format ...):
-// every command declares and checks its choices here, the same way.
-type choiceFlag struct {
-	name    string // as messages name it: "-o", "--format"
-	value   string
-	choices []string
-}
-
-// addOutputFlag adds -o/--output with its choices, the first being the default.
-func addOutputFlag(fs *pflag.FlagSet, usage string, choices ...string) *choiceFlag {
-	c := &choiceFlag{name: "-o", choices: choices}
-	fs.StringVarP(&c.value, "output", "o", choices[0], usage)
-	return c
-}
-
-// addChoiceFlag adds --name with its choices, the first being the default.
-func addChoiceFlag(fs *pflag.FlagSet, name, usage string, choices ...string) *choiceFlag {
-	c := &choiceFlag{name: "--" + name, choices: choices}
-	fs.StringVar(&c.value, name, choices[0], usage)
-	return c
-}
-
-// validate fails, naming the flag and its choices, on any other word.
-func (c *choiceFlag) validate() error {
-	if !slices.Contains(c.choices, c.value) {
-		return usagef("%s: %q is not one of %s", c.name, c.value, strings.Join(c.choices, ", "))
-	}
-	return nil
-}
 
 // printJSON writes v as indented JSON; a nil list prints as [], never null.
 func printJSON(w io.Writer, v any) error {
@@ -49,3 +20,23 @@ func printJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// comment makes text from the cluster safe in a YAML comment: it must stay on
+// its line, so every rune that is not printable (line breaks, and U+0085,
+// U+2028 and U+2029, which YAML 1.1 parsers such as Helm's also break lines
+// at) is written as its Go escape. Values are written JSON-quoted, as data.
+func comment(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+		} else {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+	}
+	return b.String()
+}
+
+// redactUserInfo hides user-info: nothing that looks like a password is echoed.
+func redactUserInfo(s string) string { return manifest.RedactUserInfo(s) }

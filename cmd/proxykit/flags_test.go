@@ -54,7 +54,7 @@ current-context: c
 		assert.Contains(t, stderr, "the cluster does not answer", "%v", args)
 	}
 	// without the flag, each request is bounded all the same
-	cmd := newDiscoverCmd(os.Stdout, os.Stderr)
+	cmd := newDiscoverCmd(streams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr})
 	assert.Equal(t, defaultRequestTimeout, cmd.Flags().Lookup("request-timeout").DefValue)
 }
 
