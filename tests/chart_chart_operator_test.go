@@ -115,11 +115,11 @@ chartOperator: {bootstrap: {enabled: true, apiServerHost: api.wc1.example.com}}
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"ServiceAccount/test", "ClusterRole/test", "ClusterRoleBinding/test", "Deployment/test"}, r.IDs())
 
-	sa := fixture.Decode[corev1.ServiceAccount](t, fixture.Find(t, r, "ServiceAccount", fixture.Release))
+	sa := proxytest.Get[corev1.ServiceAccount](t, r, fixture.Release)
 	assert.Equal(t, fixture.Namespace, sa.Namespace)
-	role := fixture.Decode[rbacv1.ClusterRole](t, fixture.Find(t, r, "ClusterRole", fixture.Release))
+	role := proxytest.Get[rbacv1.ClusterRole](t, r, fixture.Release)
 	assert.Equal(t, []string{"*"}, role.Rules[0].Verbs)
-	binding := fixture.Decode[rbacv1.ClusterRoleBinding](t, fixture.Find(t, r, "ClusterRoleBinding", fixture.Release))
+	binding := proxytest.Get[rbacv1.ClusterRoleBinding](t, r, fixture.Release)
 	assert.Equal(t, rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: fixture.Release}, binding.RoleRef)
 	assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: fixture.Release, Namespace: fixture.Namespace}}, binding.Subjects)
 

@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -36,7 +37,7 @@ Allow 198.51.100.7
 ConnectPort 8443
 `, fixture.TinyproxyConf(t, r))
 
-	ds := fixture.Decode[appsv1.DaemonSet](t, fixture.Find(t, r, "DaemonSet", fixture.Release))
+	ds := proxytest.Get[appsv1.DaemonSet](t, r, fixture.Release)
 	spec := ds.Spec.Template.Spec
 	assert.True(t, spec.HostNetwork, "on the node's network, which has egress")
 	assert.Equal(t, corev1.DNSDefault, spec.DNSPolicy, "the node's DNS")
@@ -54,7 +55,7 @@ ConnectPort 8443
 	assert.Equal(t, fixture.Release, spec.Volumes[0].ConfigMap.Name)
 	assert.NotEmpty(t, ds.Spec.Template.Annotations["checksum/config"], "a changed configuration rolls the Pods")
 
-	svc := fixture.Decode[corev1.Service](t, fixture.Find(t, r, "Service", fixture.Release))
+	svc := proxytest.Get[corev1.Service](t, r, fixture.Release)
 	assert.Equal(t, []corev1.IPFamily{corev1.IPv6Protocol, corev1.IPv4Protocol}, svc.Spec.IPFamilies)
 	assert.Equal(t, corev1.IPFamilyPolicyPreferDualStack, *svc.Spec.IPFamilyPolicy)
 	assert.Equal(t, int32(8888), svc.Spec.Ports[0].Port)
@@ -62,7 +63,7 @@ ConnectPort 8443
 
 	t.Run("IPv6 only", func(t *testing.T) {
 		r := fixture.Render(t, fixture.HTTPProxy, strings.Replace(fixture.HTTPProxyValues, "tinyproxy: {", `tinyproxy: {listen: "::", `, 1)+"service: {ipFamilyPolicy: SingleStack, ipFamilies: [IPv6]}\n")
-		svc := fixture.Decode[corev1.Service](t, fixture.Find(t, r, "Service", fixture.Release))
+		svc := proxytest.Get[corev1.Service](t, r, fixture.Release)
 		assert.Equal(t, []corev1.IPFamily{corev1.IPv6Protocol}, svc.Spec.IPFamilies)
 		assert.Contains(t, fixture.TinyproxyConf(t, r), "\nListen ::\n")
 	})
@@ -76,7 +77,7 @@ func TestHTTPProxyUpstreamCredentialsStayInASecret(t *testing.T) {
 	conf := fixture.TinyproxyConf(t, r)
 	assert.Contains(t, conf, "\nUpstream http egress:Pa55+w%rd@proxy.corp.example:3128\n", "byte for byte")
 	assert.Contains(t, conf, "\nUpstream none \".cluster.local\"\nUpstream none \".corp.example\"\nUpstream none \"10.0.0.0/8\"\n")
-	spec := fixture.Decode[appsv1.DaemonSet](t, fixture.Find(t, r, "DaemonSet", fixture.Release)).Spec.Template.Spec
+	spec := proxytest.Get[appsv1.DaemonSet](t, r, fixture.Release).Spec.Template.Spec
 	assert.Equal(t, fixture.Release, spec.Volumes[0].Secret.SecretName)
 	for _, d := range r.Objects {
 		if d.Kind != "Secret" {

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -70,8 +71,8 @@ func TestProxyPoliciesOverrideRulesComeFirst(t *testing.T) {
 func TestProxyPoliciesNative(t *testing.T) {
 	r, err := fixture.TryRender(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain)
 	require.NoError(t, err)
-	policy := fixture.Decode[admissionv1.MutatingAdmissionPolicy](t, fixture.Find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
-	binding := fixture.Decode[admissionv1.MutatingAdmissionPolicyBinding](t, fixture.Find(t, r, "MutatingAdmissionPolicyBinding", "inject-proxy-env"))
+	policy := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, r, "inject-proxy-env")
+	binding := proxytest.Get[admissionv1.MutatingAdmissionPolicyBinding](t, r, "inject-proxy-env")
 	assert.Equal(t, "inject-proxy-env", binding.Spec.PolicyName)
 	assert.Equal(t, admissionv1.IfNeededReinvocationPolicy, policy.Spec.ReinvocationPolicy)
 	require.Len(t, policy.Spec.Mutations, 1, "one apply configuration: one merge per request")
@@ -119,7 +120,7 @@ kyverno: {namespace: policy-engine, policyKind: ClusterPolicy}
 		assert.Equal(t, []string{"apps", "team-*"}, rule.Match.Any[0].Resources.Namespaces)
 		assert.ElementsMatch(t, []string{"kube-system", "monitoring", fixture.PolicyNamespace, "policy-engine"}, rule.Exclude.Any[0].Resources.Namespaces, "kube-system stays excluded")
 	}
-	native := fixture.Decode[admissionv1.MutatingAdmissionPolicy](t, fixture.Find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
+	native := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, r, "inject-proxy-env")
 	var included string
 	for _, c := range native.Spec.MatchConditions {
 		if c.Name == "namespace-included" {
@@ -159,10 +160,10 @@ func TestProxyPoliciesCredentials(t *testing.T) {
 	assert.Equal(t, secretName, gen.Name)
 	assert.Equal(t, struct{ Namespace, Name string }{fixture.PolicyNamespace, secretName}, gen.Clone)
 
-	role := fixture.Decode[rbacv1.ClusterRole](t, fixture.Find(t, r, "ClusterRole", fixture.Release+":kyverno-clone-secrets"))
+	role := proxytest.Get[rbacv1.ClusterRole](t, r, fixture.Release+":kyverno-clone-secrets")
 	assert.Equal(t, "true", role.Labels["rbac.kyverno.io/aggregate-to-background-controller"])
 
-	native := fixture.Decode[admissionv1.MutatingAdmissionPolicy](t, fixture.Find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
+	native := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, r, "inject-proxy-env")
 	// secretKeyRef is an atomic struct an apply configuration may not add: a JSON patch appends it
 	require.Equal(t, admissionv1.PatchTypeJSONPatch, native.Spec.Mutations[0].PatchType)
 	assert.Contains(t, native.Spec.Mutations[0].JSONPatch.Expression, `"secretKeyRef": {"name": "`+secretName+`", "key": "HTTP_PROXY"}`)
@@ -227,7 +228,7 @@ func TestProxyPoliciesMutatingPolicy(t *testing.T) {
 		r := fixture.Render(t, fixture.ProxyPolicies, values)
 		var p kyvernoCELPolicy
 		require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, r, "MutatingPolicy", "inject-proxy-env").Raw), &p))
-		native := fixture.Decode[admissionv1.MutatingAdmissionPolicy](t, fixture.Find(t, r, "MutatingAdmissionPolicy", "inject-proxy-env"))
+		native := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, r, "inject-proxy-env")
 		require.NotNil(t, p.Spec.Autogen.PodControllers.Controllers)
 		assert.Empty(t, *p.Spec.Autogen.PodControllers.Controllers, "no rules copied onto Deployments")
 		assert.Equal(t, "Ignore", p.Spec.FailurePolicy)
