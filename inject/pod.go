@@ -60,7 +60,8 @@ func (inj *injection) podTemplate(tmpl map[string]any, override bool) (bool, int
 // container injects into one container, in place, and tells whether it changed:
 // the proxy entries it lacks are appended in order; an own entry is kept, or
 // replaced when override is on and it is a plain value; an own JAVA_TOOL_OPTIONS
-// value is joined after the proxy flags once (its own -D flags then win).
+// value is joined after the proxy flags once (its own -D flags then win), before
+// them with override (the proxy's win).
 func (inj *injection) container(c map[string]any, override bool) bool {
 	env, _ := c["env"].([]any)
 	own := map[string]int{}
@@ -86,12 +87,8 @@ func (inj *injection) container(c map[string]any, override bool) bool {
 		case fromRef:
 			// kept as it is: a merge cannot drop an own valueFrom
 		case name == "JAVA_TOOL_OPTIONS" && inj.javaOptions != "":
-			value, _ := mine["value"].(string)
-			if !strings.HasPrefix(value, inj.javaOptions) {
-				if value != "" {
-					value = " " + value
-				}
-				mine["value"] = inj.javaOptions + value
+			if joined, ok := joinJava(mine["value"], inj.javaOptions, override); ok {
+				mine["value"] = joined
 				changed = true
 			}
 		case override && !reflect.DeepEqual(mine, entry):
@@ -133,4 +130,21 @@ func clone(m map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// joinJava joins a container's own JAVA_TOOL_OPTIONS value and the proxy's flags
+// as the policies do: "<flags> <own>" (the JVM keeps the last of two -D flags, so
+// its own win), or with override "<own> <flags>" (the proxy's win over older proxy
+// flags of its own); false when the value already holds them so.
+func joinJava(own any, flags string, override bool) (string, bool) {
+	value, _ := own.(string)
+	switch {
+	case override && strings.HasSuffix(value, flags), !override && strings.HasPrefix(value, flags):
+		return "", false
+	case value == "":
+		return flags, true
+	case override:
+		return value + " " + flags, true
+	}
+	return flags + " " + value, true
 }

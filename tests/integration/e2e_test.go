@@ -123,6 +123,27 @@ func TestE2E(t *testing.T) {
 		assert.Equal(t, []corev1.EnvVar{fixture.Val("TZ", "UTC"), fixture.PolicyProxyEnv[0], fixture.ConfigMapRef("HTTPS_PROXY", "proxy", "url")}, env[:3])
 	})
 
+	t.Run("native overrideExisting puts the JVM flags last, over a container's older proxy flags", func(t *testing.T) {
+		rel := &releases[0]
+		before := rel.values
+		rel.values = strings.Replace(rel.values, "proxy:\n", "proxy:\n  runtimes: [java]\n", 1)
+		require.Contains(t, rel.values, "runtimes: [java]")
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, *rel), rel.chart, rel.name), "helm upgrade %s", rel.name)
+		defer func() { // the next steps judge the release without the runtime
+			rel.values = before
+			require.NoError(t, helm.UpgradeE(t, helmOptions(cp, *rel), rel.chart, rel.name), "helm upgrade %s", rel.name)
+			waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool { return fixture.EnvMap(c.Env)["JAVA_TOOL_OPTIONS"].Value == "" })
+		}()
+		var flags string
+		waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool {
+			flags = fixture.EnvMap(c.Env)["JAVA_TOOL_OPTIONS"].Value
+			return flags != ""
+		})
+		const old = "-Dhttp.proxyHost=old-proxy.corp.example -Dhttp.proxyPort=8080 -Xmx64m"
+		stored := createPod(t, cp, fixture.Pod("legacy-jvm", "apps", nil, fixture.Ctr("app", fixture.Val("JAVA_TOOL_OPTIONS", old))))
+		assert.Equal(t, old+" "+flags, fixture.EnvMap(stored.Spec.Containers[0].Env)["JAVA_TOOL_OPTIONS"].Value, "the proxy's flags last: the JVM keeps the last -D")
+	})
+
 	t.Run("native policy injects a trusted CA", func(t *testing.T) {
 		ca, _ := fixture.NewCA(t, "corp")
 		rel := &releases[0]

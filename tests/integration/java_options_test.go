@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -10,7 +11,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
 
+	"github.com/proxykit/proxykit/inject"
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -57,4 +61,44 @@ app:
 	assert.Equal(t, javaNonProxyHosts(t, env["NO_PROXY"]), props["http.nonProxyHosts"], "every pattern arrives whole")
 	assert.Contains(t, props["http.nonProxyHosts"], "|*.corp.example|")
 	assert.Equal(t, "a b|c", props["app.title"], "the JVM honours the own value's quotes")
+}
+
+// policy.overrideExisting means the proxy's settings win over a container's own:
+// for the JVM, which keeps the last of two -D flags, the proxy's flags go after
+// an own JAVA_TOOL_OPTIONS that still carries an older proxy. Injected as every
+// engine injects (inject and the engines are held equal by the admission matrix),
+// read by the real JVM (issue 37).
+func TestOverrideExistingWinsInTheRealJVM(t *testing.T) {
+	_, err := exec.LookPath("java")
+	require.NoError(t, err, "java is missing: `make debian-packages` installs default-jdk-headless")
+	stream := `apiVersion: v1
+kind: Pod
+metadata: {name: legacy, namespace: apps}
+spec:
+  containers:
+    - name: app
+      image: x
+      env: [{name: JAVA_TOOL_OPTIONS, value: "-Dhttp.proxyHost=old-proxy.corp.example -Dhttp.proxyPort=8080 -Xmx64m"}]
+`
+	for _, c := range []struct {
+		override  bool
+		host, why string
+	}{
+		{false, "old-proxy.corp.example", "without override the container's own flags win"},
+		{true, "proxy.corp.example", "with override the proxy's flags win"},
+	} {
+		values := fmt.Sprintf("proxy: {http: http://proxy.corp.example:3128, runtimes: [java]}\ncluster: {serviceCIDRs: [10.96.0.0/12]}\npolicy: {overrideExisting: %t}\n", c.override)
+		var parsed map[string]any
+		require.NoError(t, yaml.Unmarshal([]byte(values), &parsed))
+		out, _, err := inject.Stream([]byte(stream), inject.Options{Values: parsed})
+		require.NoError(t, err)
+		m, err := proxytest.Parse(string(out))
+		require.NoError(t, err)
+		options := m.Environment(m.Container(t, "Pod/legacy", "app"))["JAVA_TOOL_OPTIONS"]
+		props := jvmProperties(t, options)
+		assert.Equal(t, c.host, props["http.proxyHost"], "%s: %s", c.why, options)
+		again, _, err := inject.Stream(out, inject.Options{Values: parsed})
+		require.NoError(t, err)
+		assert.Equal(t, string(out), string(again), "injected once")
+	}
 }

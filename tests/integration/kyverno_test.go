@@ -121,8 +121,9 @@ func TestKyvernoOverrideExisting(t *testing.T) {
 }
 
 // TestKyvernoJavaToolOptions: with proxy.runtimes java and overrideExisting, an own
-// JAVA_TOOL_OPTIONS value is still kept after the flags (override replaces the
-// other variables), once: a second pass leaves the Pod as the first made it.
+// JAVA_TOOL_OPTIONS value is kept before the flags (override replaces the other
+// variables, and the proxy's flags win over older ones of its own), once: a
+// second pass leaves the Pod as the first made it.
 func TestKyvernoJavaToolOptions(t *testing.T) {
 	values := strings.Replace(fixture.PolicyValuesPlain, "proxy:\n", "proxy:\n  runtimes: [java]\n", 1) + "policy: {overrideExisting: true}\n"
 	var parsed map[string]any
@@ -135,7 +136,7 @@ func TestKyvernoJavaToolOptions(t *testing.T) {
 		fixture.Ctr("from-config", fixture.ConfigMapRef("JAVA_TOOL_OPTIONS", "jvm", "options")))
 	got := kyvernoApply(t, values, []corev1.Pod{own})["own-java"]
 	assertInjection(t, own, got, proxyEnv, true, true)
-	assert.Equal(t, fixture.Val("JAVA_TOOL_OPTIONS", flags+" -Xmx64m"), got.Spec.Containers[0].Env[0])
+	assert.Equal(t, fixture.Val("JAVA_TOOL_OPTIONS", "-Xmx64m "+flags), got.Spec.Containers[0].Env[0])
 
 	again := kyvernoApply(t, values, []corev1.Pod{got})["own-java"]
 	assert.Equal(t, fixture.ContainerEnvs(got), fixture.ContainerEnvs(again), "the flags are joined once")

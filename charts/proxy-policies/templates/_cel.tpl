@@ -97,7 +97,9 @@ one per list. With policy.overrideExisting an own plain value is replaced too, a
 own valueFrom is kept because a merge cannot drop it.
 With proxy.runtimes java, a container's own JAVA_TOOL_OPTIONS value is kept after the
 proxy flags ("<flags> <own>": the JVM keeps the last of two -D flags), once: a value
-that starts with the flags is left alone; one from valueFrom is kept as it is. The
+that starts with the flags is left alone; one from valueFrom is kept as it is. With
+policy.overrideExisting the flags go after it ("<own> <flags>"), so that they win over
+older proxy flags the container carries; a value that ends with them is left alone. The
 joined entry leads the apply configuration: a merge orders the entries it names as
 it names them, so the own entry keeps its place before the appended variables.
 With credentials the entries are secretKeyRefs, an atomic struct that an apply
@@ -121,8 +123,14 @@ Input: the root context. Output: YAML list.
 {{- $javaAt := 0 -}}
 {{- range $i, $v := $values }}{{ if and $java (eq $v $java) }}{{ $javaAt = $i }}{{ end }}{{ end -}}
 {{- /* an own JAVA_TOOL_OPTIONS that is a value (not valueFrom) and does not start with the flags yet */ -}}
-{{- $joinable := printf "x.name == \"JAVA_TOOL_OPTIONS\" && !has(x.valueFrom) && !(has(x.value) && x.value.startsWith(%s))" (ternary "jopts" (printf "vals[%d]" $javaAt) $s.credentials) -}}
-{{- $joined := printf "%s + (has(x.value) && x.value != \"\" ? \" \" + x.value : \"\")" (ternary "jopts" (printf "vals[%d]" $javaAt) $s.credentials) -}}
+{{- $flags := ternary "jopts" (printf "vals[%d]" $javaAt) $s.credentials -}}
+{{- $joinable := printf "x.name == \"JAVA_TOOL_OPTIONS\" && !has(x.valueFrom) && !(has(x.value) && x.value.startsWith(%s))" $flags -}}
+{{- $joined := printf "%s + (has(x.value) && x.value != \"\" ? \" \" + x.value : \"\")" $flags -}}
+{{- if $s.override -}}
+  {{- /* with policy.overrideExisting the flags go last, and win over older proxy flags of the container's own */ -}}
+  {{- $joinable = printf "x.name == \"JAVA_TOOL_OPTIONS\" && !has(x.valueFrom) && !(has(x.value) && x.value.endsWith(%s))" $flags -}}
+  {{- $joined = printf "(has(x.value) && x.value != \"\" ? x.value + \" \" : \"\") + %s" $flags -}}
+{{- end -}}
 {{- if $s.credentials }}
 # with credentials: a JSON patch appends each missing variable (own settings kept)
 - patchType: JSONPatch
