@@ -80,3 +80,31 @@ func TestAsk(t *testing.T) {
 	_, err = Ask(nil, "", "", Call{Helper: "{{ evil }}"})
 	assert.ErrorContains(t, err, "is not a proxykit helper name")
 }
+
+// Ask's outputs are told apart by a separator no helper writes: values that
+// carry it are refused by the library's checks, or make Ask fail; an answer
+// is never given under another call's name.
+func TestAskSeparatorCannotBeForged(t *testing.T) {
+	forged := "a" + answerMark + "b"
+	for name, c := range map[string]struct {
+		values map[string]any
+		call   Call
+	}{
+		"proxy.noProxy":          {map[string]any{"proxy": map[string]any{"http": "http://p:3128", "noProxy": forged}, "cluster": map[string]any{"requireNetworks": false}}, Call{Helper: "proxykit.proxy.noProxy"}},
+		"a call's noProxy":       {map[string]any{"proxy": map[string]any{"http": "http://p:3128"}, "cluster": map[string]any{"requireNetworks": false}}, Call{Helper: "proxykit.proxy.env", Args: map[string]any{"noProxy": forged}}},
+		"proxy.existingSecret":   {map[string]any{"proxy": map[string]any{"existingSecret": forged}}, Call{Helper: "proxykit.proxy.secretName"}},
+		"cluster.domain":         {map[string]any{"cluster": map[string]any{"domain": forged}}, Call{Helper: "proxykit.cluster.facts"}},
+		"a password":             {map[string]any{"proxy": map[string]any{"http": "http://u:" + forged + "@p:3128"}, "cluster": map[string]any{"requireNetworks": false}}, Call{Helper: "proxykit.proxy.envValues"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := Ask(c.values, "", "", c.call, Call{Helper: "proxykit.proxy.enabled"})
+			if err == nil {
+				assert.NotContains(t, got[c.call.name()], answerMark)
+				assert.Contains(t, []string{"true", ""}, got["proxykit.proxy.enabled"], "the other answer is whole")
+			} else {
+				assert.NotContains(t, err.Error(), "\x00")
+				t.Logf("refused: %v", err)
+			}
+		})
+	}
+}

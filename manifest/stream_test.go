@@ -59,3 +59,21 @@ func TestSplitDocumentsKeepsTheText(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{jsonPod("p"), jsonPod("q")}, docs)
 }
+
+// The whole-stream check costs a second parse only where YAML could read part
+// of a document: 10,000 flow-style documents (each checked) and a JSON stream of
+// 10,000 objects read in bounded time.
+func TestSplitDocumentsAtScale(t *testing.T) {
+	var flow, lines strings.Builder
+	for i := 0; i < 10000; i++ {
+		flow.WriteString("# Source: x/templates/p.yaml\n" + jsonPod("p") + "\n---\n")
+		lines.WriteString(jsonPod("p") + "\n")
+	}
+	for name, text := range map[string]string{"flow documents": flow.String(), "JSON lines": lines.String()} {
+		began := time.Now()
+		docs, err := SplitDocuments(text)
+		require.NoError(t, err, name)
+		assert.GreaterOrEqual(t, len(docs), 10000, name)
+		assert.Less(t, time.Since(began), 5*time.Second, name)
+	}
+}
