@@ -176,10 +176,19 @@ func (r *reader) live() (*Result, error) {
 	return res, nil
 }
 
+// sourcesOf are the objects discover reads for a fact, most exact first.
+var sourcesOf = map[string]string{
+	"cluster.serviceCIDRs": "ServiceCIDR objects, kube-system/kubeadm-config, OpenShift's Network",
+	"cluster.podCIDRs":     "kube-system/kubeadm-config, Calico IPPools, Cilium's cilium-config, OpenShift's Network, the Nodes' spec.podCIDRs",
+}
+
 // pick takes the first (most exact) source's answer and warns about every
 // other source that disagrees with it.
 func (r *reader) pick(key string, found []finding) ([]string, []string) {
 	if len(found) == 0 {
+		if key != "cluster.domain" { // the domain's own warning says what is assumed
+			r.warnf("%s: no source names it (%s); set it to the cluster's", key, sourcesOf[key])
+		}
 		return []string{}, nil
 	}
 	first := found[0]

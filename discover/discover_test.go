@@ -69,3 +69,18 @@ func TestHostileProviderIDIsNoSource(t *testing.T) {
 		assert.Contains(t, res.Warnings, fmt.Sprintf("Node n1: spec.providerID %q names no cloud provider; it is not read", id))
 	}
 }
+
+// A fact no source names is said so in a warning, which the values file's
+// "see the warnings" comment points at (issue 36).
+func TestAMissingFactIsWarnedAbout(t *testing.T) {
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		calicoIPPools: "IPPoolList", openShiftNetwork: "NetworkList",
+	})
+	client := fake.NewClientset(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: "default"}, Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.1"}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "kubeadm-config", Namespace: "kube-system"},
+			Data: map[string]string{"ClusterConfiguration": "networking:\n  serviceSubnet: 10.96.0.0/12\n"}})
+	res, err := discoverWith(context.Background(), client, dyn, Options{})
+	require.NoError(t, err)
+	assert.Empty(t, res.Cluster.PodCIDRs)
+	assert.Contains(t, res.Warnings, "cluster.podCIDRs: no source names it (kube-system/kubeadm-config, Calico IPPools, Cilium's cilium-config, OpenShift's Network, the Nodes' spec.podCIDRs); set it to the cluster's")
+}
