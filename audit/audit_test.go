@@ -18,6 +18,7 @@ import (
 
 	"github.com/proxykit/proxykit/cluster"
 	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/rules"
 )
 
 var facts = cluster.Facts{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1"}
@@ -207,4 +208,33 @@ func TestReportsNameTheRealObject(t *testing.T) {
 	require.Len(t, open, 1)
 	assert.Equal(t, "ConfigMap", open[0].Scope.Kind)
 	assert.Equal(t, "proxykit-configmap-pxcm", open[0].Name)
+}
+
+// 2,000 Pods of a few owners: a line per owner and rule, the Pods counted past
+// three, a summary per namespace and rule; no line an operator cannot read (issue 36).
+func TestTextOutputForThousandsOfPods(t *testing.T) {
+	r := &Result{Pods: 2014}
+	for i := 0; i < 2000; i++ {
+		r.Findings = append(r.Findings, Finding{Finding: rules.Finding{Namespace: "apps", Object: fmt.Sprintf("Pod/web-7c9d4f8b6-%05d", i), Container: "app",
+			Rule: rules.RuleStaleProxyEnv, Message: "NO_PROXY, no_proxy differ from what the values render now"}, Owner: "Deployment/web"})
+	}
+	for i := 0; i < 14; i++ {
+		r.Findings = append(r.Findings, Finding{Finding: rules.Finding{Namespace: fmt.Sprintf("team-%d", i%2), Object: fmt.Sprintf("Pod/job-%d", i), Container: "c",
+			Rule: rules.RuleMissingProxyEnv, Message: fmt.Sprintf("HTTP_PROXY is not set (%d)", i%3)}, Owner: "Job/nightly"})
+	}
+	r.Findings = append(r.Findings, Finding{Finding: rules.Finding{Namespace: "apps", Object: "Pod/web-7c9d4f8b6-00000", Container: "app",
+		Rule: rules.RuleNoProxyGap, Message: "NO_PROXY sends http://10.245.0.0:8080 through the proxy"}, Owner: "Deployment/web"})
+	var out bytes.Buffer
+	WriteText(&out, r)
+	text := out.String()
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	assert.Less(t, len(lines), 20, "%s", text)
+	for _, l := range lines {
+		assert.Less(t, len(l), 300, l)
+	}
+	assert.Contains(t, text, "apps/Deployment/web:\n  container app: stale-proxy-env: NO_PROXY, no_proxy differ from what the values render now (Pods: web-7c9d4f8b6-00000, web-7c9d4f8b6-00001, web-7c9d4f8b6-00002 and 1997 more)\n")
+	assert.Contains(t, text, "and 2 other messages: -o json has each")
+	assert.Regexp(t, `(?m)^apps\s+stale-proxy-env\s+2000\s+2000$`, text)
+	assert.Regexp(t, `(?m)^team-0\s+missing-proxy-env\s+7\s+7$`, text)
+	assert.True(t, strings.HasSuffix(text, "2014 Pods checked, 2015 findings\n"), text)
 }

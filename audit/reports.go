@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	openreportsv1alpha1 "github.com/openreports/reports-api/apis/openreports.io/v1alpha1"
@@ -189,21 +190,48 @@ func WriteJSON(w io.Writer, findings []Finding) error {
 	return enc.Encode(rows)
 }
 
-// WriteText groups findings by owner: the Pods of one Deployment share a line.
+// shownPods is how many Pods a text line names before it gives the rest as a count.
+const shownPods = 3
+
+// WriteText prints one line per owner and rule (the Pods of one Deployment share
+// it, named up to shownPods, the rest counted), then a summary per namespace and
+// rule, then the totals: thousands of Pods stay a page an operator reads.
+// Pods whose message differs under one owner and rule say so; -o json has each.
 func WriteText(w io.Writer, r *Result) {
-	type line struct{ namespace, owner, text string }
-	podsOf := map[line][]string{}
+	type line struct{ namespace, owner, rule string }
+	type group struct {
+		text     string // the first Pod's: "container app: rule: message"
+		pods     []string
+		messages map[string]bool
+	}
+	groups := map[line]*group{}
 	var order []line
+	type summaryKey struct{ namespace, rule string }
+	summary := map[summaryKey]map[string]bool{}
+	findings := map[summaryKey]int{}
 	for _, f := range r.Findings {
-		where := f.Rule + ": " + f.Message
+		text := f.Rule + ": " + f.Message
 		if f.Container != "" {
-			where = "container " + f.Container + ": " + where
+			text = "container " + f.Container + ": " + text
 		}
-		l := line{f.Namespace, f.Owner, where}
-		if _, ok := podsOf[l]; !ok {
+		l := line{f.Namespace, f.Owner, f.Rule}
+		g, ok := groups[l]
+		if !ok {
+			g = &group{text: text, messages: map[string]bool{}}
+			groups[l] = g
 			order = append(order, l)
 		}
-		podsOf[l] = append(podsOf[l], strings.TrimPrefix(f.Object, "Pod/"))
+		g.messages[text] = true
+		pod := strings.TrimPrefix(f.Object, "Pod/")
+		if !slices.Contains(g.pods, pod) {
+			g.pods = append(g.pods, pod)
+		}
+		k := summaryKey{f.Namespace, f.Rule}
+		if summary[k] == nil {
+			summary[k] = map[string]bool{}
+		}
+		summary[k][f.Object] = true
+		findings[k]++
 	}
 	sort.SliceStable(order, func(i, j int) bool {
 		if order[i].namespace != order[j].namespace {
@@ -217,7 +245,30 @@ func WriteText(w io.Writer, r *Result) {
 			fmt.Fprintf(w, "%s/%s:\n", l.namespace, l.owner)
 			last = head
 		}
-		fmt.Fprintf(w, "  %s (Pods: %s)\n", l.text, strings.Join(podsOf[l], ", "))
+		g := groups[l]
+		pods := g.pods
+		more := ""
+		if len(pods) > shownPods {
+			more = fmt.Sprintf(" and %d more", len(pods)-shownPods)
+			pods = pods[:shownPods]
+		}
+		differ := ""
+		if len(g.messages) > 1 {
+			differ = fmt.Sprintf("; and %d other messages: -o json has each", len(g.messages)-1)
+		}
+		fmt.Fprintf(w, "  %s (Pods: %s%s%s)\n", g.text, strings.Join(pods, ", "), more, differ)
+	}
+	if len(summary) > 0 {
+		keys := slices.SortedFunc(maps.Keys(summary), func(a, b summaryKey) int {
+			return strings.Compare(a.namespace+"\x00"+a.rule, b.namespace+"\x00"+b.rule)
+		})
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAMESPACE\tRULE\tPODS\tFINDINGS")
+		for _, k := range keys {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", k.namespace, k.rule, len(summary[k]), findings[k])
+		}
+		tw.Flush()
 	}
 	fmt.Fprintf(w, "%d Pods checked, %d findings\n", r.Pods, len(r.Findings))
 }
