@@ -46,6 +46,8 @@ type Options struct {
 	// variables they render and stale-proxy-env compares each Pod's with them;
 	// nil expects all six and judges no staleness.
 	Values map[string]any
+	// Selector narrows the Pods audited by their labels ("app=web"), as kubectl -l.
+	Selector string
 }
 
 // Finding is a rules.Finding (its Namespace and Object "Pod/NAME" name the
@@ -100,6 +102,7 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Resul
 		return err
 	}
 	err = a.each(opts.Namespace, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+		o.LabelSelector = opts.Selector
 		return a.client.CoreV1().Pods(opts.Namespace).List(ctx, o)
 	}, func(obj runtime.Object) error {
 		page = append(page, *obj.(*corev1.Pod))

@@ -42,5 +42,6 @@ var (
 	_ command = (*explainOptions)(nil)
 	_ command = (*discoverOptions)(nil)
 	_ command = (*auditOptions)(nil)
+	_ command = (*rolloutOptions)(nil)
 	_ command = (*injectOptions)(nil)
 )

@@ -9,6 +9,7 @@
 //	proxykit explain --no-proxy LIST [--client NAME]... [-o text|json] TARGET...
 //	proxykit discover [--kubeconfig F] [--context C] [--capi-cluster NS/NAME] [-o yaml|json]
 //	proxykit audit [--kubeconfig F] [--context C] [-n NS | -A] [-f VALUES]... [-o text|json|policyreport|openreports]
+//	proxykit rollout [--kubeconfig F] [--context C] [-n NS | -A] [-l SELECTOR] [-f VALUES]... [--apply] [--max-owners N]
 //	proxykit inject [-f VALUES]... [--set K=V]... [-n NS] [--release NAME] [FILE|-]
 //
 // Exit status: 0 clean, 1 findings (check, audit), 2 bad input, usage or an
@@ -65,7 +66,7 @@ func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	s := streams{In: stdin, Out: stdout, ErrOut: stderr}
-	root.AddCommand(newNoProxyCmd(s), newEnvCmd(s), newCheckCmd(s), newExplainCmd(s), newDiscoverCmd(s), newAuditCmd(s), newInjectCmd(s))
+	root.AddCommand(newNoProxyCmd(s), newEnvCmd(s), newCheckCmd(s), newExplainCmd(s), newDiscoverCmd(s), newAuditCmd(s), newRolloutCmd(s), newInjectCmd(s))
 	// flag errors name the flag: usage errors, exit 2
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usagef("%v", err) })
 	return root

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gruntwork-io/terratest/modules/helm"
 	"github.com/stretchr/testify/assert"
@@ -163,6 +164,53 @@ func TestAudit(t *testing.T) {
 		assert.Contains(t, text, "\n  container app: stale-proxy-env: NO_PROXY, no_proxy differ from what the values render now; Pod env is immutable: roll out the Pod's owner (Pods: web-5d8f-a, web-5d8f-b)\n")
 		assert.Contains(t, text, "apps/Pod/before:\n")
 		t.Logf("$ proxykit audit -n apps -f values.yaml\n%s", text)
+	})
+
+	t.Run("rollout: a dry run lists the stale owners; --apply restarts exactly them", func(t *testing.T) {
+		before, err := cp.Client.AppsV1().Deployments("apps").Get(ctx, "web", metav1.GetOptions{})
+		require.NoError(t, err)
+		code, out, stderr := cli(t, proxykitCLI(t), "rollout", "--kubeconfig", cp.Kubeconfig, "-n", "apps", "-f", v2)
+		require.Equal(t, 0, code, stderr)
+		assert.Contains(t, out, "would restart (a dry run: --apply restarts them):\n  apps/Deployment/web: 2 Pods (stale-proxy-env)\n")
+		assert.Contains(t, out, "listed, not restarted (a bare Pod or a Job: recreate it yourself):\n  apps/Pod/before: 1 Pod (missing-proxy-env)\n")
+		dry, err := cp.Client.AppsV1().Deployments("apps").Get(ctx, "web", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.Equal(t, before.Generation, dry.Generation, "a dry run changes nothing")
+
+		// the loopback control plane runs no Deployment controller: this stands in for
+		// it, reporting the new template rolled out once the API server has it
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(200 * time.Millisecond):
+				}
+				d, err := cp.Client.AppsV1().Deployments("apps").Get(ctx, "web", metav1.GetOptions{})
+				if err != nil || d.Status.ObservedGeneration == d.Generation {
+					continue
+				}
+				d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: *d.Spec.Replicas, UpdatedReplicas: *d.Spec.Replicas,
+					ReadyReplicas: *d.Spec.Replicas, AvailableReplicas: *d.Spec.Replicas}
+				_, _ = cp.Client.AppsV1().Deployments("apps").UpdateStatus(ctx, d, metav1.UpdateOptions{})
+			}
+		}()
+		code, out, stderr = cli(t, proxykitCLI(t), "rollout", "--kubeconfig", cp.Kubeconfig, "-n", "apps", "-f", v2, "--apply", "--timeout", "30s")
+		require.Equal(t, 0, code, "%s\n%s", out, stderr)
+		assert.Contains(t, stderr, "apps/Deployment/web restarted\napps/Deployment/web ready\n")
+		assert.Contains(t, out, "1 owner restarted, 2 listed", "the bare Pods before and wrong-secret")
+		after, err := cp.Client.AppsV1().Deployments("apps").Get(ctx, "web", metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.NotEmpty(t, after.Spec.Template.Annotations["kubectl.kubernetes.io/restartedAt"])
+		delete(after.Spec.Template.Annotations, "kubectl.kubernetes.io/restartedAt")
+		if len(after.Spec.Template.Annotations) == 0 {
+			after.Spec.Template.Annotations = before.Spec.Template.Annotations
+		}
+		assert.Equal(t, before.Spec, after.Spec, "only the template's restart annotation changed")
+		_, err = cp.Client.CoreV1().Pods("apps").Get(ctx, "before", metav1.GetOptions{})
+		assert.NoError(t, err, "a bare Pod is listed, never deleted")
 	})
 
 	t.Run("-o policyreport: PolicyReports the API server accepts", func(t *testing.T) {
