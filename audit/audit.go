@@ -162,7 +162,7 @@ func (a *auditor) check(pods []corev1.Pod, sources map[string]any) ([]Finding, e
 	if err != nil {
 		return nil, err
 	}
-	found := rules.Check(m, rules.WithCluster(a.cluster), rules.ExpectVariables(a.variables))
+	found := rules.Check(m, rules.WithCluster(a.cluster), rules.ExpectVariables(a.variables), rules.OnLiveCluster())
 	if a.want != nil {
 		found = append(found, rules.CheckStale(m, a.want)...)
 	}

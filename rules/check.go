@@ -20,6 +20,8 @@ type Context struct {
 	// Where says which list an init or ephemeral container is in, for messages:
 	// " (an init container, in initContainers)"; "" for containers.
 	Where string
+	// Live is true for a live cluster's Pods (OnLiveCluster).
+	Live bool
 
 	shared *shared
 }
@@ -49,7 +51,13 @@ type options struct {
 	clusterSet   bool
 	variables    []string
 	variablesSet bool
+	live         bool
 }
+
+// OnLiveCluster says the manifests are a live cluster's Pods (proxykit audit):
+// the advice of a finding is then an operator's (a rollout, the policy's scope),
+// not a chart author's (call generateEnv).
+func OnLiveCluster() Option { return func(o *options) { o.live = true } }
 
 // WithCluster judges NO_PROXY against these facts instead of m.Cluster (the
 // facts the library read in the render; zero after Parse or FromObjects).
@@ -83,7 +91,7 @@ func Check(m *manifest.Manifests, opts ...Option) []Finding {
 	s := newShared(m, o.cluster)
 	var findings []Finding
 	for _, ctr := range m.Containers() {
-		ctx := &Context{Container: ctr, Env: m.ResolveEnv(ctr), Manifests: m, Cluster: o.cluster, Expected: o.variables, shared: s}
+		ctx := &Context{Container: ctr, Env: m.ResolveEnv(ctr), Manifests: m, Cluster: o.cluster, Expected: o.variables, Live: o.live, shared: s}
 		if name, ok := listNames[ctr.List]; ok {
 			ctx.Where = fmt.Sprintf(" (an %s, in %s)", name, ctr.List)
 		}
