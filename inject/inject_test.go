@@ -28,7 +28,7 @@ const (
 proxy: {http: "http://proxy.corp:3128", https: "http://proxy.corp:3129"}
 cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], apiServer: 10.96.0.1, metadataEndpoints: false}
 `
-	noProxy = "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1"
+	noProxy = "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,[::1]"
 
 	configMap = "# Source: app/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings   # a comment kept\ndata: {a: \"1\", port: 8080}\n"
 	service   = "apiVersion: v1\nkind: Service\nmetadata: {name: api, labels: {app.kubernetes.io/instance: shop}}\nspec:\n  ports: [{port: 8080}]\n"
@@ -123,7 +123,7 @@ func TestStreamPlain(t *testing.T) {
 	assert.True(t, strings.HasPrefix(out, "---\n"+strings.TrimSuffix(configMap, "\n")+"\n---\n"+strings.TrimSuffix(service, "\n")+"\n---\n"),
 		"objects without a pod template are written back as they were:\n%s", out)
 	m := parse(t, out, "shop")
-	withServices := noProxy + ",api,api.shop,api.shop.svc"
+	withServices := withEntries(noProxy, "api,api.shop,api.shop.svc")
 
 	web := m.Container(t, "Deployment/web", "web").Env
 	require.Len(t, web, 7)
@@ -177,7 +177,7 @@ func TestStreamCredentials(t *testing.T) {
 	e := env(t, m, "CronJob/backup", "backup")
 	require.NotNil(t, e["http_proxy"].ValueFrom)
 	assert.Equal(t, "shop-proxy-credentials", e["http_proxy"].ValueFrom.SecretKeyRef.Name)
-	assert.Equal(t, noProxy+",api,api.shop,api.shop.svc", e["NO_PROXY"].Value, "NO_PROXY holds no credential: a plain value with the Services")
+	assert.Equal(t, withEntries(noProxy, "api,api.shop,api.shop.svc"), e["NO_PROXY"].Value, "NO_PROXY holds no credential: a plain value with the Services")
 	for _, o := range m.Objects {
 		if o.Kind != "Secret" {
 			assert.NotContains(t, o.Raw, "Zq", "%s carries the password", o.ID())
@@ -208,7 +208,7 @@ func TestStreamExistingSecret(t *testing.T) {
 	assert.Empty(t, result.Secrets, "the user's Secret is theirs to create")
 	e := env(t, parse(t, out, "shop"), "Deployment/web", "metrics")
 	assert.Equal(t, "corp-proxy", e["HTTPS_PROXY"].ValueFrom.SecretKeyRef.Name)
-	assert.True(t, strings.HasSuffix(e["NO_PROXY"].Value, ",api,api.shop,api.shop.svc"), e["NO_PROXY"].Value)
+	assert.Contains(t, e["NO_PROXY"].Value, ",api,api.shop,api.shop.svc,[::1]", "the Services before the bracketed entries")
 	// without Services every variable reads the Secret, as in the policies
 	out, _ = run(t, v, workloads, Options{Namespace: "shop"})
 	assert.Equal(t, "corp-proxy", env(t, parse(t, out, "shop"), "Deployment/web", "metrics")["NO_PROXY"].ValueFrom.SecretKeyRef.Name)
@@ -253,7 +253,7 @@ func TestStreamRuntimes(t *testing.T) {
 	m := parse(t, out, "shop")
 	web := m.Container(t, "Deployment/web", "web").Env
 	assert.Equal(t, "JAVA_TOOL_OPTIONS", web[1].Name, "the own entry stays where it was")
-	assert.True(t, strings.HasSuffix(web[1].Value, "|api|*.api|api.shop|*.api.shop|api.shop.svc|*.api.shop.svc -Xmx64m -Dhttp.proxyPort=8080"), web[1].Value)
+	assert.True(t, strings.HasSuffix(web[1].Value, "|api|*.api|api.shop|*.api.shop|api.shop.svc|*.api.shop.svc|[::1] -Xmx64m -Dhttp.proxyPort=8080"), web[1].Value)
 	e := env(t, m, "Deployment/web", "metrics")
 	assert.Equal(t, "1", e["NODE_USE_ENV_PROXY"].Value)
 	assert.Contains(t, e["NO_PROXY"].Value, ",api,.api,api.shop,.api.shop,")
@@ -283,4 +283,18 @@ func TestStreamProxyOff(t *testing.T) {
 	for _, doc := range docs {
 		assert.Contains(t, out, "---\n"+strings.Trim(doc, "\n")+"\n", "the proxy off: every document as it was")
 	}
+}
+
+// withEntries adds entries to a NO_PROXY as the library does: every bracketed
+// IPv6 entry after all the others.
+func withEntries(noProxy, entries string) string {
+	var plain, bracketed []string
+	for _, e := range strings.Split(noProxy+","+entries, ",") {
+		if strings.HasPrefix(e, "[") {
+			bracketed = append(bracketed, e)
+		} else {
+			plain = append(plain, e)
+		}
+	}
+	return strings.Join(append(plain, bracketed...), ",")
 }

@@ -67,12 +67,18 @@ func TestReleaseServiceProxied(t *testing.T) {
 	assert.Contains(t, msgs[0], "argocd-redis.argocd.svc.cluster.local.:6379 (env REDIS)")
 
 	// Node.js with NODE_USE_ENV_PROXY matches a bare entry only exactly: svc does
-	// not cover name.namespace.svc for it
-	m, err = manifest.Parse(strings.Replace(argoLike(goodNoProxy), "          env:\n", "          env:\n            - {name: NODE_USE_ENV_PROXY, value: \"1\"}\n", 1))
+	// not cover name.namespace.svc for it, the library's .svc does
+	withoutDotSvc := strings.Replace(goodNoProxy, ",.svc,", ",", 1)
+	m, err = manifest.Parse(strings.Replace(argoLike(withoutDotSvc), "          env:\n", "          env:\n            - {name: NODE_USE_ENV_PROXY, value: \"1\"}\n", 1))
 	require.NoError(t, err)
 	findings = Check(m, WithCluster(testCluster))
 	require.Len(t, findings, 1)
 	assert.Contains(t, findings[0].Message, "argocd-repo-server.argocd.svc: node-http)")
+	m, err = manifest.Parse(strings.Replace(argoLike(goodNoProxy), "          env:\n", "          env:\n            - {name: NODE_USE_ENV_PROXY, value: \"1\"}\n", 1))
+	require.NoError(t, err)
+	for _, f := range Check(m, WithCluster(testCluster)) {
+		assert.NotContains(t, f.Message, ".argocd.svc: node-http", "the library's .svc covers it")
+	}
 }
 
 // Ruby looks the name up: a Service's address in a NO_PROXY CIDR takes it around

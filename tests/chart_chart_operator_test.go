@@ -42,7 +42,7 @@ chartOperator: {env: [{name: LOG_LEVEL, value: debug}]}
 `,
 			want: []corev1.EnvVar{
 				fixture.Val("HTTP_PROXY", "http://c:3128"),
-				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.96.0.0/12,.corp.example"),
+				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,.corp.example,[::1]"),
 				fixture.Val("TZ", "UTC"), fixture.Val("LOG_LEVEL", "debug"),
 			},
 		},
@@ -55,7 +55,7 @@ cluster: {metadataEndpoints: false, requireNetworks: false}
 `,
 			want: []corev1.EnvVar{
 				fixture.Val("HTTP_PROXY", "http://g:1"), fixture.Val("HTTPS_PROXY", "http://p:2"),
-				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc"),
+				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,[::1]"),
 			},
 		},
 		{
@@ -69,7 +69,7 @@ chartOperator:
 `,
 			want: []corev1.EnvVar{
 				fixture.Val("HTTPS_PROXY", "http://p:3128"),
-				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.96.0.0/12,10.96.0.1,api.wc1.example.com"),
+				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,10.96.0.1,api.wc1.example.com,[::1]"),
 				fixture.Val("KUBERNETES_SERVICE_HOST", "api.wc1.example.com"),
 				fixture.Val("KUBERNETES_SERVICE_PORT", "443"),
 			},
@@ -81,10 +81,10 @@ chartOperator:
 			want: []corev1.EnvVar{
 				fixture.SecretRef("HTTP_PROXY", fixture.Release+"-proxy-credentials", "HTTP_PROXY"),
 				fixture.SecretRef("HTTPS_PROXY", fixture.Release+"-proxy-credentials", "HTTPS_PROXY"),
-				fixture.Val("NO_PROXY", fixture.NoProxyPlain+",fd00:1::10,[fd00:1::10]"),
+				fixture.Val("NO_PROXY", fixture.WithNoProxy(fixture.NoProxyPlain, "fd00:1::10,[fd00:1::10]")),
 				fixture.SecretRef("http_proxy", fixture.Release+"-proxy-credentials", "HTTP_PROXY"),
 				fixture.SecretRef("https_proxy", fixture.Release+"-proxy-credentials", "HTTPS_PROXY"),
-				fixture.Val("no_proxy", fixture.NoProxyPlain+",fd00:1::10,[fd00:1::10]"),
+				fixture.Val("no_proxy", fixture.WithNoProxy(fixture.NoProxyPlain, "fd00:1::10,[fd00:1::10]")),
 				fixture.Val("TZ", "UTC"),
 				fixture.Val("KUBERNETES_SERVICE_HOST", "fd00:1::10"),
 				fixture.Val("KUBERNETES_SERVICE_PORT", "6443"),

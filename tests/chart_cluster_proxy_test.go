@@ -92,7 +92,7 @@ func TestClusterProxyRuntimes(t *testing.T) {
 	values := strings.Replace(fixture.ClusterProxyPlain, "  noProxy: [.corp.example]\n", "  noProxy: [.corp.example]\n  runtimes: [java, node]\n", 1) + "envFrom: {enabled: true, name: proxy-env}\n"
 	r := fixture.Render(t, fixture.ClusterProxy, values)
 	envFrom := proxytest.Get[corev1.ConfigMap](t, r, "proxy-env").Data
-	assert.True(t, strings.HasPrefix(envFrom["JAVA_TOOL_OPTIONS"], "-Dhttp.proxyHost=proxy.corp.example -Dhttp.proxyPort=3128 -Dhttps.proxyHost=proxy.corp.example -Dhttps.proxyPort=3129 -Dhttp.nonProxyHosts=localhost|127.*|[::1]|"), envFrom["JAVA_TOOL_OPTIONS"])
+	assert.True(t, strings.HasPrefix(envFrom["JAVA_TOOL_OPTIONS"], "-Dhttp.proxyHost=proxy.corp.example -Dhttp.proxyPort=3128 -Dhttps.proxyHost=proxy.corp.example -Dhttps.proxyPort=3129 -Dhttp.nonProxyHosts=localhost|127.*|*.localhost|127.0.0.1|cluster.local|"), envFrom["JAVA_TOOL_OPTIONS"])
 	assert.Contains(t, envFrom["JAVA_TOOL_OPTIONS"], "|10.244.*|", "the pod CIDR, as the JVM's patterns")
 	assert.Equal(t, "1", envFrom["NODE_USE_ENV_PROXY"])
 	assert.Contains(t, envFrom["NO_PROXY"], ",.svc,", "NO_PROXY with the forms Node.js needs")

@@ -29,23 +29,24 @@ func javaTranslation(t *testing.T, noProxy string) (string, []map[string]string)
 // TestJavaNonProxyHosts: each kind of NO_PROXY entry, written out by hand in the
 // JVM's syntax. Loopback always leads: Go never proxies it.
 func TestJavaNonProxyHosts(t *testing.T) {
-	const loopback = "localhost|127.*|[::1]"
+	// loopback leads; the bracketed IPv6 form comes last, as in NO_PROXY
+	const loopback, v6 = "localhost|127.*", "|[::1]"
 	cases := []struct {
 		noProxy, want string
 		skipped       []string
 	}{
-		{"example.com", loopback + "|example.com|*.example.com", nil},
-		{".corp.example,*.other.example", loopback + "|*.corp.example|*.other.example", nil},
-		{"cluster.local,cluster.local.,svc", loopback + "|cluster.local|*.cluster.local|cluster.local.|*.cluster.local.|svc|*.svc", nil},
-		{"10.0.0.1,169.254.169.254", loopback + "|10.0.0.1|169.254.169.254", nil},
-		{"fd00::1,[fd00::1],[fd00::2]", loopback + "|[fd00::1]|[fd00::2]", nil},
-		{"10.0.0.0/8,172.16.0.0/16,192.168.1.0/24,10.1.2.3/32", loopback + "|10.*|172.16.*|192.168.1.*|10.1.2.3", nil},
-		{"10.96.0.0/12", loopback + "|10.96.*|10.97.*|10.98.*|10.99.*|10.100.*|10.101.*|10.102.*|10.103.*|10.104.*|10.105.*|10.106.*|10.107.*|10.108.*|10.109.*|10.110.*|10.111.*", nil},
-		{"192.168.1.64/30", loopback + "|192.168.1.64|192.168.1.65|192.168.1.66|192.168.1.67", nil},
-		{"100.64.0.0/10", loopback + "|" + seq("100.%d.*", 64, 127), nil},
-		{"127.0.0.1,localhost", loopback + "|127.0.0.1|*.localhost", nil},
-		{"fd00:10:96::/112,registry.local:5000,[fd00::1]:5000", loopback, []string{"fd00:10:96::/112", "registry.local:5000", "[fd00::1]:5000"}},
-		{"*", loopback + "|*", nil},
+		{"example.com", loopback + "|example.com|*.example.com" + v6, nil},
+		{".corp.example,*.other.example", loopback + "|*.corp.example|*.other.example" + v6, nil},
+		{"cluster.local,cluster.local.,svc", loopback + "|cluster.local|*.cluster.local|cluster.local.|*.cluster.local.|svc|*.svc" + v6, nil},
+		{"10.0.0.1,169.254.169.254", loopback + "|10.0.0.1|169.254.169.254" + v6, nil},
+		{"fd00::1,[fd00::1],[fd00::2]", loopback + v6 + "|[fd00::1]|[fd00::2]", nil},
+		{"10.0.0.0/8,172.16.0.0/16,192.168.1.0/24,10.1.2.3/32", loopback + "|10.*|172.16.*|192.168.1.*|10.1.2.3" + v6, nil},
+		{"10.96.0.0/12", loopback + "|10.96.*|10.97.*|10.98.*|10.99.*|10.100.*|10.101.*|10.102.*|10.103.*|10.104.*|10.105.*|10.106.*|10.107.*|10.108.*|10.109.*|10.110.*|10.111.*" + v6, nil},
+		{"192.168.1.64/30", loopback + "|192.168.1.64|192.168.1.65|192.168.1.66|192.168.1.67" + v6, nil},
+		{"100.64.0.0/10", loopback + "|" + seq("100.%d.*", 64, 127) + v6, nil},
+		{"127.0.0.1,localhost", loopback + "|127.0.0.1|*.localhost" + v6, nil},
+		{"fd00:10:96::/112,registry.local:5000,[fd00::1]:5000", loopback + v6, []string{"fd00:10:96::/112", "registry.local:5000", "[fd00::1]:5000"}},
+		{"*", loopback + "|*" + v6, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.noProxy, func(t *testing.T) {
@@ -166,7 +167,7 @@ func TestRuntimes(t *testing.T) {
 		assert.Equal(t, fixture.Val("NODE_USE_ENV_PROXY", "1"), env[len(env)-1])
 		assert.Empty(t, javaEnv(t, env))
 		noProxy := fixture.Helpers(t, r)["noProxy"]
-		assert.Equal(t, "localhost,.localhost,127.0.0.1,::1,[::1],cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,10.244.0.0/16,10.244.0.0-10.244.255.255,10.96.0.0/12,10.96.0.0-10.111.255.255,10.96.0.1,169.254.169.254,metadata.google.internal,.metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,[fd00:ec2::254],fd00:ec2::23,[fd00:ec2::23]", noProxy)
+		assert.Equal(t, "localhost,.localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,.kubernetes,kubernetes.default,.kubernetes.default,kubernetes.default.svc,.kubernetes.default.svc,10.244.0.0/16,10.244.0.0-10.244.255.255,10.96.0.0/12,10.96.0.0-10.111.255.255,10.96.0.1,169.254.169.254,metadata.google.internal,.metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,fd00:ec2::23,[::1],[fd00:ec2::254],[fd00:ec2::23]", noProxy)
 		for _, target := range []string{"http://web.ns.svc.cluster.local", "http://web.ns.svc", "http://a.localhost", "http://10.244.3.7:8080", "http://10.96.0.10"} {
 			for _, c := range noproxy.NodeClients {
 				d, err := noproxy.Decide(c, target, noproxy.NoProxy(noProxy))
@@ -180,7 +181,7 @@ func TestRuntimes(t *testing.T) {
 		r := fixture.Render(t, fixture.Fixture, plainWith("runtimes: [java]")+"global: {proxy: {runtimes: [node]}}\n")
 		env := r.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env
 		assert.NotEmpty(t, javaEnv(t, env))
-		assert.NotContains(t, fixture.Helpers(t, r)["noProxy"], ".svc")
+		assert.NotContains(t, fixture.Helpers(t, r)["noProxy"], "10.244.0.0-10.244.255.255", "no range: the node runtime is not resolved")
 	})
 	t.Run("the proxy off: no runtime variable", func(t *testing.T) {
 		r := fixture.Render(t, fixture.Fixture, "proxy: {runtimes: [java, node]}\njavaOptions: true\n")

@@ -50,7 +50,7 @@ func TestEnvIsTheLibrarysEnvFile(t *testing.T) {
 func TestEnvAndExplainRuntimes(t *testing.T) {
 	code, out, stderr := runCLI(t, "", "env", "--set", "proxy.http=http://p:3128", "--set", "proxy.runtimes={java,node}", "--set", "cluster.serviceCIDRs={10.96.0.0/12}")
 	require.Equal(t, 0, code, stderr)
-	assert.Contains(t, out, "\nJAVA_TOOL_OPTIONS='-Dhttp.proxyHost=p -Dhttp.proxyPort=3128 -Dhttp.nonProxyHosts=localhost|127.*|[::1]|")
+	assert.Contains(t, out, "\nJAVA_TOOL_OPTIONS='-Dhttp.proxyHost=p -Dhttp.proxyPort=3128 -Dhttp.nonProxyHosts=localhost|127.*|*.localhost|127.0.0.1|cluster.local|")
 	assert.Contains(t, out, "\nNODE_USE_ENV_PROXY='1'\n")
 	assert.Contains(t, out, ",10.96.0.0/12,10.96.0.0-10.111.255.255,", "Node's http module reads the Service network as a range")
 

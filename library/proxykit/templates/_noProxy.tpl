@@ -9,8 +9,12 @@ Input:  dict "cluster" <the cluster values map> "entries" <list|string|nil> "ent
 Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noProxy is comma-separated,
   without spaces, each entry once (first occurrence kept), in this order:
   localhost, 127.0.0.1, ::1, [::1]    loopback
-  <domain>, <domain>.                 the cluster domain and everything under it, with and without trailing dot
-  svc                                 short service names (name.namespace.svc)
+  <domain>, .<domain>, <domain>.      the cluster domain and everything under it, with and without trailing
+                                      dot; .<domain> for .NET, which matches a bare entry only exactly
+  svc, .svc                           short service names (name.namespace.svc), bare and dotted as the domain
+  kubernetes, kubernetes.default, kubernetes.default.svc
+                                      the API server's Service by every name clients use (Jenkins' default
+                                      URL is https://kubernetes.default, which neither svc nor the domain covers)
   cluster.podCIDRs, cluster.serviceCIDRs, cluster.nodeCIDRs
   cluster.apiServer                   listed explicitly: no client resolves names to match CIDRs
   169.254.169.254, metadata.google.internal, 168.63.129.16, 169.254.170.23,
@@ -18,7 +22,9 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
                                       unless cluster.metadataEndpoints is false
   entries                             installation-wide bypasses (see proxykit.noProxy.entry)
   Every IPv6 address is listed bare and in brackets: Python's urllib compares the
-  URL's host text, which keeps the brackets.
+  URL's host text, which keeps the brackets. Every bracketed entry comes last (see
+  proxykit.noProxy.join): the fabric8 Kubernetes client throws on the first entry
+  outside [0-9A-Za-z./:-] it reaches before a match.
   networks is true when a pod or service CIDR is known (cluster.podCIDRs,
   cluster.serviceCIDRs or a CIDR among the entries); services when the API
   server's ClusterIP is covered by what is known (cluster.serviceCIDRs,
@@ -36,7 +42,7 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
 {{- if or (hasSuffix "." $domain) (ne (include "proxykit.validate.host" $domain) "name") -}}
   {{- fail (printf "proxykit: cluster.domain: %q is not a DNS domain such as cluster.local" (include "proxykit.validate.redact" $domain)) -}}
 {{- end -}}
-{{- $entries := list "localhost" "127.0.0.1" "::1" "[::1]" $domain (printf "%s." $domain) "svc" -}}
+{{- $entries := list "localhost" "127.0.0.1" "::1" "[::1]" $domain (printf ".%s" $domain) (printf "%s." $domain) "svc" ".svc" "kubernetes" "kubernetes.default" "kubernetes.default.svc" -}}
 
 {{- $networks := false -}}
 {{- $services := false -}}
@@ -116,20 +122,32 @@ Output: JSON list, written out as it goes: appending to a list copies it, which 
 {{- end -}}
 
 {{/*
-proxykit.noProxy.join — entries joined with ",", each once (first occurrence kept).
+proxykit.noProxy.join — entries joined with ",", each once (first occurrence kept),
+every bracketed IPv6 entry ([::1], [fd00::1]:5000) after all the others.
 Input:  dict "entries" <list> "extra" <dict of position (sortable) -> list of entries>
-Output: the NO_PROXY string, written out as it goes (linear in the entries).
+Output: the NO_PROXY string, written out as it goes (linear in the entries). The
+        fabric8 Kubernetes client (Jenkins' Kubernetes cloud, Spark, Strimzi) throws on
+        the first entry outside [0-9A-Za-z./:-] it reaches before a match: with the
+        brackets last, every cluster destination matches before it gets there.
 */}}
 {{- define "proxykit.noProxy.join" -}}
 {{- $seen := dict -}}
 {{- $first := true -}}
-{{- range $entry := .entries -}}
-  {{- if not (hasKey $seen $entry) }}{{ $_ := set $seen $entry true }}{{ if not $first }},{{ end }}{{ $entry }}{{ $first = false }}{{ end -}}
-{{- end -}}
-{{- range $at := keys .extra | sortAlpha -}}
-  {{- range $entry := index $.extra $at -}}
-    {{- if not (hasKey $seen $entry) }}{{ $_ := set $seen $entry true }}{{ if not $first }},{{ end }}{{ $entry }}{{ $first = false }}{{ end -}}
+{{- $bracketed := list -}}
+{{- $extra := .extra -}}
+{{- $all := list .entries -}}
+{{- range $at := keys $extra | sortAlpha }}{{ $all = append $all (index $extra $at) }}{{ end -}}
+{{- range $entries := $all -}}
+  {{- range $entry := $entries -}}
+    {{- if hasPrefix "[" $entry -}}
+      {{- $bracketed = append $bracketed $entry -}}
+    {{- else if not (hasKey $seen $entry) -}}
+      {{- $_ := set $seen $entry true }}{{ if not $first }},{{ end }}{{ $entry }}{{ $first = false -}}
+    {{- end -}}
   {{- end -}}
+{{- end -}}
+{{- range $entry := $bracketed -}}
+  {{- if not (hasKey $seen $entry) }}{{ $_ := set $seen $entry true }}{{ if not $first }},{{ end }}{{ $entry }}{{ $first = false }}{{ end -}}
 {{- end -}}
 {{- end -}}
 

@@ -45,13 +45,21 @@ Output: e.g. "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.
   {{- $key = .extraKey | default "proxykit.proxy.noProxy \"noProxy\"" -}}
 {{- end -}}
 {{- if and $noProxy $extra -}}
-  {{- $entries := splitList "," $noProxy -}}
+  {{- /* the call's entries go before the bracketed ones, as proxykit.noProxy.join
+         orders them: the fabric8 client must match the release's Services first */ -}}
+  {{- $entries := list -}}
+  {{- $bracketed := list -}}
+  {{- range $entry := splitList "," $noProxy -}}
+    {{- if hasPrefix "[" $entry }}{{ $bracketed = append $bracketed $entry }}{{ else }}{{ $entries = append $entries $entry }}{{ end -}}
+  {{- end -}}
   {{- range $extra := include "proxykit.validate.list" (dict "value" $extra "key" $key) | fromJsonArray -}}
     {{- range $entry := include "proxykit.noProxy.entry" (dict "value" $extra "key" $key) | fromJsonArray -}}
-      {{- if not (has $entry $entries) }}{{ $entries = append $entries $entry }}{{ end -}}
+      {{- if hasPrefix "[" $entry -}}
+        {{- if not (has $entry $bracketed) }}{{ $bracketed = append $bracketed $entry }}{{ end -}}
+      {{- else if not (has $entry $entries) }}{{ $entries = append $entries $entry }}{{ end -}}
     {{- end -}}
   {{- end -}}
-  {{- $noProxy = join "," $entries -}}
+  {{- $noProxy = join "," (concat $entries $bracketed) -}}
 {{- end -}}
 {{- $noProxy -}}
 {{- end -}}
