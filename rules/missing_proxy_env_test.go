@@ -23,3 +23,11 @@ func TestMissingProxyEnvAdvice(t *testing.T) {
 	assert.Contains(t, live[0].Message, "If the policy injects namespace shop now, `proxykit rollout --apply` restarts the Pod's owner")
 	assert.Contains(t, live[0].Message, "namespaces.include")
 }
+
+func TestRuleMissingProxyEnv(t *testing.T) {
+	checkCases(t, []ruleCase{
+		{"no proxy env at all", pod("", ""), []string{RuleMissingProxyEnv}},
+		{"lower-case twins missing", pod("- {name: HTTP_PROXY, value: \"http://p:1\"}\n- {name: HTTPS_PROXY, value: \"http://p:1\"}\n- {name: NO_PROXY, value: \""+goodNoProxy+"\"}", ""),
+			[]string{RuleMissingProxyEnv}},
+	})
+}

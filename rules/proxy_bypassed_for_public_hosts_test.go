@@ -1,0 +1,12 @@
+package rules
+
+import (
+	"testing"
+)
+
+func TestRuleProxyBypassedForPublicHosts(t *testing.T) {
+	checkCases(t, []ruleCase{
+		{"NO_PROXY is *", pod(plainEnv("http://proxy:3128", "*"), ""), []string{RuleProxyBypassedForPublicHosts}},
+		{"NO_PROXY bypasses everything by CIDR", pod(plainEnv("http://proxy:3128", goodNoProxy+",0.0.0.0/0"), ""), []string{RuleProxyBypassedForPublicHosts}},
+	})
+}
