@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,12 +52,15 @@ func unownedChart(t testing.TB, module, toolsDir, path string) string {
 	return dir
 }
 
-// helm4Plugin installs Helm 4's post-renderer plugin as the README says, from the
-// directory `make helm-plugin` writes (built here from the work tree), into a
-// Helm home of its own, and returns that home's environment.
+// helm4Plugin sets Helm 4's post-renderer plugin up as the docs say, from the
+// directory `make helm-plugin` writes (built here from the work tree): in a
+// plugins directory of its own that Helm 4 reads through HELM_PLUGINS beside the
+// home's, where Helm 3, which refuses a plugin.yaml of Helm 4's format, never
+// looks. It returns that environment, and checks Helm 3 in the same home.
 func helm4Plugin(t *testing.T, proxykitBin string) []string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "proxykit")
+	plugins := t.TempDir() // ~/.local/share/helm4-plugins in the docs
+	dir := filepath.Join(plugins, "proxykit")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "bin"), 0o755))
 	plugin, err := os.ReadFile(fixture.Path("helm-plugin", "plugin.yaml"))
 	require.NoError(t, err)
@@ -64,11 +68,11 @@ func helm4Plugin(t *testing.T, proxykitBin string) []string {
 	bin, err := os.ReadFile(proxykitBin)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "bin", "proxykit"), bin, 0o755))
-	env := newHelmHome(t).env
-	cmd := exec.Command(fixture.Path("bin", "helm4"), "plugin", "install", dir)
-	cmd.Env = env
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "helm4 plugin install:\n%s", out)
+	home := newHelmHome(t).env
+	homePlugins := strings.TrimSpace(runHelm(t, home, "helm4", "env", "HELM_PLUGINS"))
+	env := append(slices.Clone(home), "HELM_PLUGINS="+homePlugins+string(os.PathListSeparator)+plugins)
+	assert.Contains(t, runHelm(t, env, "helm4", "plugin", "list"), "postrenderer/v1", "Helm 4 finds the plugin")
+	runHelm(t, home, "helm", "plugin", "list") // Helm 3 in the same home loads its plugins without an error
 	return env
 }
 
