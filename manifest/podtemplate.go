@@ -15,6 +15,9 @@ type Container struct {
 	Namespace string
 	// Annotations are the pod template's annotations, where the opt-outs live.
 	Annotations map[string]string
+	// Hook is the object's helm.sh/hook annotation ("pre-install", "test" ...):
+	// Helm 3 runs hooks and tests without passing them to a post-renderer.
+	Hook string
 	corev1.Container
 }
 
@@ -108,7 +111,7 @@ func (m *Manifests) Containers() []Container {
 			continue
 		}
 		at := func(list string, c corev1.Container) Container {
-			return Container{Object: o.ID(), List: list, Namespace: m.NamespaceOf(o), Annotations: tmpl.Annotations, Container: c}
+			return Container{Object: o.ID(), List: list, Namespace: m.NamespaceOf(o), Annotations: tmpl.Annotations, Hook: o.Hook(), Container: c}
 		}
 		for _, c := range tmpl.Spec.InitContainers {
 			out = append(out, at("initContainers", c))
@@ -121,4 +124,12 @@ func (m *Manifests) Containers() []Container {
 		}
 	}
 	return out
+}
+
+// Hook is the object's helm.sh/hook annotation, "" for an ordinary object.
+func (o Object) Hook() string {
+	meta, _ := o.Content["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	hook, _ := annotations["helm.sh/hook"].(string)
+	return hook
 }

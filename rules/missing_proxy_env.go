@@ -23,6 +23,9 @@ func missingProxyEnv(c *Context) string {
 		return ""
 	}
 	fix := "call proxykit.generateEnv for it, or, if it must not use the proxy, name it in the pod template's " + manifest.AnnotationSkipContainers + " annotation"
+	if c.Hook != "" && !c.Live {
+		fix = fmt.Sprintf("it is a Helm hook (helm.sh/hook: %s), which Helm 3 runs without passing it to a post-renderer: in a chart you own, call proxykit.generateEnv for it; in one you don't, proxy-policies injects it at admission, or Helm 4, which post-renders hooks, runs proxykit inject on it", c.Hook)
+	}
 	if c.Live {
 		fix = fmt.Sprintf("the Pod was admitted without the proxy: created before proxy-policies, or in a namespace it leaves out. If the policy injects namespace %s now, `proxykit rollout --apply` restarts the Pod's owner; if not, add %s to the policy's scope (namespaces.include; with credentials and the native engine, native.secretNamespaces); if it must not use the proxy, annotate it %s: \"false\"",
 			c.Namespace, c.Namespace, manifest.AnnotationInject)

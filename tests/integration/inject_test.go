@@ -86,14 +86,6 @@ func runHelm(t testing.TB, env []string, binary string, args ...string) string {
 	return stdout.String()
 }
 
-// isHook tells whether Helm runs the object as a hook.
-func isHook(o proxytest.Object) bool {
-	meta, _ := o.Content["metadata"].(map[string]any)
-	annotations, _ := meta["annotations"].(map[string]any)
-	_, ok := annotations["helm.sh/hook"]
-	return ok
-}
-
 const injectValuesPlain = `proxy: {http: "http://proxy.corp.example:3128", https: "http://proxy.corp.example:3128"}
 cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], apiServer: 10.96.0.1}
 `
@@ -139,7 +131,7 @@ func TestInjectUnownedCharts(t *testing.T) {
 				notHooks := func(m *proxytest.Manifests) map[string]any {
 					out := map[string]any{}
 					for _, o := range m.Objects {
-						if !isHook(o) {
+						if o.Hook() == "" {
 							out[o.Kind+"/"+o.Namespace+"/"+o.Name] = o.Content
 						}
 					}
@@ -151,13 +143,14 @@ func TestInjectUnownedCharts(t *testing.T) {
 				code, stdout, stderr := cli(t, bin, "check", "-f", file, "-n", c.namespace, writeTemp(t, out4))
 				assert.Equal(t, 0, code, "Helm 4's render, hooks included:\n%s%s", stdout, stderr)
 				_, stdout, _ = cli(t, bin, "check", "-f", file, "-n", c.namespace, "-o", "json", writeTemp(t, out3))
-				var findings []struct{ Object, Rule string }
+				var findings []struct{ Object, Rule, Message string }
 				require.NoError(t, yaml.Unmarshal([]byte(stdout), &findings))
 				for _, f := range findings {
 					kind, name, _ := strings.Cut(f.Object, "/")
 					o := m3.Find(kind, name)
 					require.NotNil(t, o, f.Object)
-					assert.True(t, isHook(*o) && f.Rule == proxytest.RuleMissingProxyEnv, "Helm 3 leaves only its hooks alone: %+v", f)
+					assert.True(t, o.Hook() != "" && f.Rule == proxytest.RuleMissingProxyEnv, "Helm 3 leaves only its hooks alone: %+v", f)
+					assert.Contains(t, f.Message, "which Helm 3 runs without passing it to a post-renderer", "advice for a chart the user does not own")
 				}
 
 				// a NO_PROXY written by hand, without the chart's Services
