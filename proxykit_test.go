@@ -90,11 +90,11 @@ func TestAskSeparatorCannotBeForged(t *testing.T) {
 		values map[string]any
 		call   Call
 	}{
-		"proxy.noProxy":          {map[string]any{"proxy": map[string]any{"http": "http://p:3128", "noProxy": forged}, "cluster": map[string]any{"requireNetworks": false}}, Call{Helper: "proxykit.proxy.noProxy"}},
-		"a call's noProxy":       {map[string]any{"proxy": map[string]any{"http": "http://p:3128"}, "cluster": map[string]any{"requireNetworks": false}}, Call{Helper: "proxykit.proxy.env", Args: map[string]any{"noProxy": forged}}},
-		"proxy.existingSecret":   {map[string]any{"proxy": map[string]any{"existingSecret": forged}}, Call{Helper: "proxykit.proxy.secretName"}},
-		"cluster.domain":         {map[string]any{"cluster": map[string]any{"domain": forged}}, Call{Helper: "proxykit.cluster.facts"}},
-		"a password":             {map[string]any{"proxy": map[string]any{"http": "http://u:" + forged + "@p:3128"}, "cluster": map[string]any{"requireNetworks": false}}, Call{Helper: "proxykit.proxy.envValues"}},
+		"proxy.noProxy":        {map[string]any{"proxy": map[string]any{"http": "http://p:3128", "noProxy": forged}, "cluster": map[string]any{"requireNetworks": false}}, Call{Helper: "proxykit.proxy.noProxy"}},
+		"a call's noProxy":     {map[string]any{"proxy": map[string]any{"http": "http://p:3128"}, "cluster": map[string]any{"requireNetworks": false}}, Call{Helper: "proxykit.proxy.env", Args: map[string]any{"noProxy": forged}}},
+		"proxy.existingSecret": {map[string]any{"proxy": map[string]any{"existingSecret": forged}}, Call{Helper: "proxykit.proxy.secretName"}},
+		"cluster.domain":       {map[string]any{"cluster": map[string]any{"domain": forged}}, Call{Helper: "proxykit.cluster.facts"}},
+		"a password":           {map[string]any{"proxy": map[string]any{"http": "http://u:" + forged + "@p:3128"}, "cluster": map[string]any{"requireNetworks": false}}, Call{Helper: "proxykit.proxy.envValues"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := Ask(c.values, "", "", c.call, Call{Helper: "proxykit.proxy.enabled"})
