@@ -281,17 +281,13 @@ func rendered(vals map[string]any) (variables []string, want map[string]string, 
 	if err != nil {
 		return nil, nil, err
 	}
-	var env []struct{ Name string }
-	if err := yaml.Unmarshal([]byte(answers["proxykit.proxy.env"]), &env); err != nil {
-		return nil, nil, fmt.Errorf("proxykit: the library's proxy env is not YAML: %w", err)
-	}
-	for _, e := range env {
-		variables = append(variables, e.Name)
+	if variables, err = manifest.VariablesOf(answers["proxykit.proxy.env"]); err != nil {
+		return nil, nil, err
 	}
 	if err := json.Unmarshal([]byte(answers["proxykit.proxy.envValues"]), &want); err != nil {
 		return nil, nil, fmt.Errorf("proxykit: the library's proxy env values are not JSON: %w", err)
 	}
-	return manifest.OrderVariables(variables), want, nil
+	return variables, want, nil
 }
 
 // write is the one YAML stream writer of the report outputs.

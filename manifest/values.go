@@ -39,8 +39,14 @@ func VariablesFromValues(values map[string]any) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return VariablesOf(out)
+}
+
+// VariablesOf lists the proxy variables of an env list the library rendered
+// (proxykit.proxy.env's YAML), in the order of ProxyVariables; nil when empty.
+func VariablesOf(envYAML string) ([]string, error) {
 	var env []struct{ Name string }
-	if err := yaml.Unmarshal([]byte(out), &env); err != nil {
+	if err := yaml.Unmarshal([]byte(envYAML), &env); err != nil {
 		return nil, fmt.Errorf("manifest: the library's proxy env is not YAML: %w", err)
 	}
 	var names []string

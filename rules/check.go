@@ -47,11 +47,9 @@ var containerRules = []rule{
 type Option func(*options)
 
 type options struct {
-	cluster      cluster.Facts
-	clusterSet   bool
-	variables    []string
-	variablesSet bool
-	live         bool
+	cluster   cluster.Facts
+	variables []string
+	live      bool
 }
 
 // OnLiveCluster says the manifests are a live cluster's Pods (proxykit audit):
@@ -62,7 +60,7 @@ func OnLiveCluster() Option { return func(o *options) { o.live = true } }
 // WithCluster judges NO_PROXY against these facts instead of m.Cluster (the
 // facts the library read in the render; zero after Parse or FromObjects).
 func WithCluster(c cluster.Facts) Option {
-	return func(o *options) { o.cluster, o.clusterSet = c, true }
+	return func(o *options) { o.cluster = c }
 }
 
 // ExpectVariables is the proxy variables every container must have, in the
@@ -71,7 +69,7 @@ func WithCluster(c cluster.Facts) Option {
 // Parse. For manifests from Parse or FromObjects, pass
 // manifest.VariablesFromValues of their values.
 func ExpectVariables(names []string) Option {
-	return func(o *options) { o.variables, o.variablesSet = names, true }
+	return func(o *options) { o.variables = names }
 }
 
 // listNames say where a container that is not in `containers` sits.
