@@ -4,9 +4,11 @@
 // serves its tests.
 //
 // missing-secret is judged against the Secrets and ConfigMaps that exist in
-// each Pod's namespace; with values that set the proxy, stale-proxy-env finds
-// Pods whose variables differ from what the library renders now. Pods, Secrets
-// and ConfigMaps are listed a page at a time, with no request per Pod.
+// each Pod's namespace. stale-proxy-env compares the record a Pod started with
+// (its proxykit.io/proxy-config annotation) with the record of the Secret it
+// reads, or of the values; a Pod without a record is compared by its variables
+// with what the values render. Pods, Secrets and ConfigMaps are listed a page
+// at a time, with no request per Pod.
 package audit
 
 import (
@@ -43,8 +45,9 @@ type Options struct {
 	// Cluster holds the facts NO_PROXY must cover (from the values, or discover).
 	Cluster cluster.Facts
 	// Values are the library's values. With a proxy set, Check expects the
-	// variables they render and stale-proxy-env compares each Pod's with them;
-	// nil expects all six and judges no staleness.
+	// variables they render, and stale-proxy-env judges a Pod whose Secret
+	// carries no record by the values' record (or, for a Pod without a record,
+	// its variables); nil expects all six and judges only by Secrets' records.
 	Values map[string]any
 	// Selector narrows the Pods audited by their labels ("app=web"), as kubectl -l.
 	Selector string
@@ -70,7 +73,7 @@ type auditor struct {
 	client    kubernetes.Interface
 	cluster   cluster.Facts
 	variables []string
-	want      map[string]string // stale-proxy-env: name -> what the values render
+	now       rules.Now         // stale-proxy-env: what the values give a container that starts now
 	owners    map[string]string // "namespace/ReplicaSet" -> "Deployment/name"
 }
 
@@ -79,13 +82,13 @@ type auditor struct {
 func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Result, error) {
 	a := &auditor{ctx: ctx, client: client, cluster: opts.Cluster, owners: map[string]string{}}
 	if opts.Values != nil {
-		variables, want, err := rendered(opts.Values)
+		variables, now, err := rendered(opts.Values)
 		if err != nil {
 			return nil, err
 		}
 		a.variables = variables
 		if variables != nil { // the values set a proxy: judge staleness against it
-			a.want = want
+			a.now = now
 		}
 	}
 	sources, err := a.sources(opts.Namespace)
@@ -163,9 +166,7 @@ func (a *auditor) check(pods []corev1.Pod, sources map[string]any) ([]Finding, e
 		return nil, err
 	}
 	found := rules.Check(m, rules.WithCluster(a.cluster), rules.ExpectVariables(a.variables), rules.OnLiveCluster())
-	if a.want != nil {
-		found = append(found, rules.CheckStale(m, a.want)...)
-	}
+	found = append(found, rules.CheckStale(m, a.now)...)
 	out := make([]Finding, 0, len(found))
 	for _, f := range found {
 		name, isPod := strings.CutPrefix(f.Object, "Pod/")
@@ -204,8 +205,9 @@ func (a *auditor) owner(p corev1.Pod) string {
 }
 
 // sources reads the Secrets and ConfigMaps of namespace ("" for all), keyed
-// "namespace/Kind/name". A Secret keeps its keys and only the values of NO_PROXY
-// keys, which no-proxy-gap judges: no URL with credentials stays in memory.
+// "namespace/Kind/name". A Secret keeps its keys, only the values of NO_PROXY
+// keys, which no-proxy-gap judges (the others withheld: no URL with credentials
+// stays in memory), and its record, which stale-proxy-env judges.
 func (a *auditor) sources(namespace string) (map[string]any, error) {
 	out := map[string]any{}
 	err := a.each(namespace, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
@@ -220,8 +222,11 @@ func (a *auditor) sources(namespace string) (map[string]any, error) {
 				data[k] = nil
 			}
 		}
-		out[s.Namespace+"/Secret/"+s.Name] = corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"},
-			ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace}, Data: data}
+		meta := metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace}
+		if record, ok := s.Annotations[manifest.AnnotationProxyConfig]; ok {
+			meta.Annotations = map[string]string{manifest.AnnotationProxyConfig: record}
+		}
+		out[s.Namespace+"/Secret/"+s.Name] = corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: meta, Data: data}
 		return nil
 	})
 	if err != nil {
@@ -275,19 +280,22 @@ func podReferences(p corev1.Pod) []string {
 }
 
 // rendered asks the library, in one render, for the proxy variables the values
-// give every container and the value each has there (a Secret's URL read).
-func rendered(vals map[string]any) (variables []string, want map[string]string, err error) {
-	answers, err := proxykit.Ask(vals, "", "", proxykit.Call{Helper: "proxykit.proxy.env"}, proxykit.Call{Helper: "proxykit.proxy.envValues"})
+// give every container, the value each has there (a Secret's URL read) and the
+// record of that configuration.
+func rendered(vals map[string]any) (variables []string, now rules.Now, err error) {
+	answers, err := proxykit.Ask(vals, "", "", proxykit.Call{Helper: "proxykit.proxy.env"}, proxykit.Call{Helper: "proxykit.proxy.envValues"},
+		proxykit.Call{Helper: "proxykit.proxy.record"})
 	if err != nil {
-		return nil, nil, err
+		return nil, now, err
 	}
 	if variables, err = manifest.VariablesOf(answers["proxykit.proxy.env"]); err != nil {
-		return nil, nil, err
+		return nil, now, err
 	}
-	if err := json.Unmarshal([]byte(answers["proxykit.proxy.envValues"]), &want); err != nil {
-		return nil, nil, fmt.Errorf("proxykit: the library's proxy env values are not JSON: %w", err)
+	if err := json.Unmarshal([]byte(answers["proxykit.proxy.envValues"]), &now.Values); err != nil {
+		return nil, now, fmt.Errorf("proxykit: the library's proxy env values are not JSON: %w", err)
 	}
-	return variables, want, nil
+	now.Record = answers["proxykit.proxy.record"]
+	return variables, now, nil
 }
 
 // write is the one YAML stream writer of the report outputs.

@@ -8,6 +8,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +20,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/manifest"
 	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/rules"
 )
 
 const (
@@ -297,4 +300,49 @@ func withEntries(noProxy, entries string) string {
 		}
 	}
 	return strings.Join(append(plain, bracketed...), ",")
+}
+
+// Every pod template inject gives the proxy carries the record of that
+// configuration, and the Secret it emits the same: right after an install
+// nothing is stale; after a password rotation every injected Pod is.
+func TestStreamRecord(t *testing.T) {
+	record := func(valuesYAML string) string {
+		out, err := proxykit.Call{Helper: "proxykit.proxy.record", Values: values(t, valuesYAML)}.Include()
+		require.NoError(t, err)
+		require.NotEmpty(t, out)
+		return out
+	}
+	out, _ := run(t, plainValues, workloads, Options{Namespace: "shop"})
+	m := parse(t, out, "shop")
+	for _, c := range m.Containers() {
+		if c.Object == "Pod/debug" {
+			assert.Empty(t, c.Record(), "the Pod opts out: nothing given, nothing recorded")
+			continue
+		}
+		assert.Equal(t, record(plainValues), c.Record(), "%s/%s", c.Object, c.Name)
+	}
+	assert.Empty(t, rules.CheckStale(m.Manifests, rules.Now{Record: record(plainValues)}), "injected now: nothing stale")
+	assert.Len(t, rules.CheckStale(m.Manifests, rules.Now{Record: record(strings.Replace(plainValues, "3129", "3130", 1))}), 5,
+		"the values moved on: every container that got the proxy (web, with its own HTTP_PROXY kept on purpose, got the rest), not the skipped envoy")
+
+	creds := strings.Replace(plainValues, "http://proxy.corp:3128", "http://svc-user:Zq%40w@proxy.corp:3128", 1)
+	out, _ = run(t, creds, workloads, Options{Namespace: "shop"})
+	m = parse(t, out, "shop")
+	secret := m.FindIn("Secret", "shop-proxy-credentials", "shop")
+	require.NotNil(t, secret)
+	assert.Equal(t, record(creds), secret.Annotation(manifest.AnnotationProxyConfig))
+	assert.Empty(t, rules.CheckStale(m.Manifests, rules.Now{}), "the Pods and their Secret agree")
+	rotated, _ := run(t, strings.Replace(creds, "Zq%40w", "n3w", 1), workloads, Options{Namespace: "shop"})
+	// the rotated Secret beside the Pods injected before it (Helm's upgrade of the Secret alone)
+	old := parse(t, out, "shop")
+	rotatedSecret := parse(t, rotated, "shop").FindIn("Secret", "shop-proxy-credentials", "shop")
+	old.Objects = slices.DeleteFunc(old.Objects, func(o manifest.Object) bool { return o.Kind == "Secret" })
+	require.NoError(t, old.Add("rotated", rotatedSecret.Raw))
+	stale := rules.CheckStale(old.Manifests, rules.Now{})
+	assert.NotEmpty(t, stale)
+	for _, f := range stale {
+		assert.Contains(t, f.Message, "(from Secret/shop-proxy-credentials)")
+		assert.NotContains(t, f.Message, "Zq")
+		assert.NotContains(t, f.Message, "n3w")
+	}
 }

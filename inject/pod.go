@@ -46,6 +46,20 @@ func (inj *injection) podTemplate(tmpl map[string]any, override bool) (bool, int
 			}
 		}
 	}
+	// the record of what the Pod is given, as the policies stamp it; a record
+	// already there stays unless override replaced the variables it describes
+	if inj.record != "" && injected > 0 && (annotations[manifest.AnnotationProxyConfig] == nil || override) && annotations[manifest.AnnotationProxyConfig] != inj.record {
+		if meta == nil {
+			meta = map[string]any{}
+			tmpl["metadata"] = meta
+		}
+		if annotations == nil {
+			annotations = map[string]any{}
+			meta["annotations"] = annotations
+		}
+		annotations[manifest.AnnotationProxyConfig] = inj.record
+		changed = true
+	}
 	// the policies mount the bundle into every Pod they inject, like this
 	if inj.volume != nil {
 		volumes, _ := spec["volumes"].([]any)

@@ -14,6 +14,7 @@ type injection struct {
 	javaOptions  string           // the flags an own JAVA_TOOL_OPTIONS is joined after
 	volume       map[string]any   // the trust bundle's volume, nil without proxy.trustedCA
 	mount        map[string]any   // its read-only mount
+	record       string           // proxykit.proxy.record: stamped on every pod template injected
 	credentials  bool             // env reads a Secret
 	secretNeeded bool             // ... which the library renders (not proxy.existingSecret)
 	values       map[string]any
@@ -31,7 +32,7 @@ func render(values map[string]any, hosts, release string) (*injection, error) {
 		args = map[string]any{"noProxy": hosts}
 	}
 	lists := []string{"proxykit.proxy.env", "proxykit.trust.env", "proxykit.trust.volumes", "proxykit.trust.volumeMounts"}
-	calls := []proxykit.Call{{Helper: "proxykit.proxy.enabled"}, {Helper: "proxykit.proxy.hasCredentials"}, {Helper: "proxykit.proxy.secret"}}
+	calls := []proxykit.Call{{Helper: "proxykit.proxy.enabled"}, {Helper: "proxykit.proxy.hasCredentials"}, {Helper: "proxykit.proxy.secret"}, {Helper: "proxykit.proxy.record"}}
 	for i, helper := range lists {
 		call := proxykit.Call{Helper: helper}
 		if i == 0 {
@@ -64,6 +65,7 @@ func render(values map[string]any, hosts, release string) (*injection, error) {
 		inj.volume, _ = volumes[0].(map[string]any)
 		inj.mount, _ = mounts[0].(map[string]any)
 	}
+	inj.record = answers["proxykit.proxy.record"]
 	inj.credentials = answers["proxykit.proxy.hasCredentials"] == "true"
 	inj.secretNeeded = inj.credentials && answers["proxykit.proxy.secret"] != ""
 	return inj, nil

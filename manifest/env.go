@@ -13,11 +13,14 @@ type Value struct {
 	From string
 	// Missing names the object or key it reads that the manifests lack.
 	Missing string
+	// Withheld: the key is there but its value was not read (proxykit audit
+	// keeps a live Secret's keys, not its values, which may hold credentials).
+	Withheld bool
 }
 
 // Known tells whether the value is what the container gets: its source is in
-// the manifests and is no fieldRef.
-func (v Value) Known() bool { return v.Missing == "" && v.From != "other" }
+// the manifests, its value was read, and it is no fieldRef.
+func (v Value) Known() bool { return v.Missing == "" && v.From != "other" && !v.Withheld }
 
 // Env is a container's environment as the kubelet builds it.
 type Env struct {
@@ -42,7 +45,7 @@ func (m *Manifests) ResolveEnv(ctr Container) Env {
 		} else {
 			continue
 		}
-		data, ok := m.ObjectData(kind, name, ns)
+		data, ok := m.objectData(kind, name, ns)
 		if !ok {
 			if !optional {
 				env.MissingSources = append(env.MissingSources, kind+"/"+name)
@@ -50,7 +53,7 @@ func (m *Manifests) ResolveEnv(ctr Container) Env {
 			continue
 		}
 		for k, v := range data {
-			env.Vars[src.Prefix+k] = Value{Value: v, From: kind + "/" + name}
+			env.Vars[src.Prefix+k] = v.from(kind + "/" + name)
 		}
 	}
 	for _, e := range c.Env {
@@ -69,7 +72,7 @@ func (m *Manifests) ResolveEnv(ctr Container) Env {
 }
 
 func (m *Manifests) keyRef(kind, name, key, namespace string) Value {
-	data, ok := m.ObjectData(kind, name, namespace)
+	data, ok := m.objectData(kind, name, namespace)
 	if !ok {
 		return Value{From: kind + "/" + name, Missing: kind + "/" + name}
 	}
@@ -77,31 +80,61 @@ func (m *Manifests) keyRef(kind, name, key, namespace string) Value {
 	if !ok {
 		return Value{From: kind + "/" + name, Missing: fmt.Sprintf("key %s of %s/%s", key, kind, name)}
 	}
-	return Value{Value: v, From: kind + "/" + name}
+	return v.from(kind + "/" + name)
+}
+
+// datum is one key's value; withheld when the object holds the key with a null
+// value: read from a live cluster without its value.
+type datum struct {
+	value    string
+	withheld bool
+}
+
+func (d datum) from(source string) Value {
+	return Value{Value: d.value, From: source, Withheld: d.withheld}
 }
 
 // ObjectData is a ConfigMap's data or a Secret's data (decoded) and stringData,
-// of the object in that namespace: a Pod reads only its own namespace's.
+// of the object in that namespace: a Pod reads only its own namespace's. A key
+// whose value was withheld (null) is left out.
 func (m *Manifests) ObjectData(kind, name, namespace string) (map[string]string, bool) {
+	data, ok := m.objectData(kind, name, namespace)
+	if !ok {
+		return nil, false
+	}
+	out := map[string]string{}
+	for k, d := range data {
+		if !d.withheld {
+			out[k] = d.value
+		}
+	}
+	return out, true
+}
+
+func (m *Manifests) objectData(kind, name, namespace string) (map[string]datum, bool) {
 	o := m.FindIn(kind, name, namespace)
 	if o == nil {
 		return nil, false
 	}
-	out := map[string]string{}
+	out := map[string]datum{}
 	if d, ok := o.Content["data"].(map[string]any); ok {
 		for k, v := range d {
+			if v == nil {
+				out[k] = datum{withheld: true}
+				continue
+			}
 			s := fmt.Sprint(v)
 			if kind == "Secret" {
 				if b, err := base64.StdEncoding.DecodeString(s); err == nil {
 					s = string(b)
 				}
 			}
-			out[k] = s
+			out[k] = datum{value: s}
 		}
 	}
 	if d, ok := o.Content["stringData"].(map[string]any); ok && kind == "Secret" {
 		for k, v := range d {
-			out[k] = fmt.Sprint(v)
+			out[k] = datum{value: fmt.Sprint(v)}
 		}
 	}
 	return out, true

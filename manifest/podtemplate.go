@@ -127,9 +127,12 @@ func (m *Manifests) Containers() []Container {
 }
 
 // Hook is the object's helm.sh/hook annotation, "" for an ordinary object.
-func (o Object) Hook() string {
+func (o Object) Hook() string { return o.Annotation("helm.sh/hook") }
+
+// Annotation is the value of one of the object's own annotations, "" when unset.
+func (o Object) Annotation(key string) string {
 	meta, _ := o.Content["metadata"].(map[string]any)
 	annotations, _ := meta["annotations"].(map[string]any)
-	hook, _ := annotations["helm.sh/hook"].(string)
-	return hook
+	value, _ := annotations[key].(string)
+	return value
 }

@@ -34,10 +34,12 @@ const (
 	RuleStaleProxyEnv               = rules.RuleStaleProxyEnv
 )
 
-// The opt-out annotations (see manifest.Container.OptedOut).
+// The opt-out annotations (see manifest.Container.OptedOut), and the record of
+// the proxy configuration a Pod was given (see manifest.AnnotationProxyConfig).
 const (
 	AnnotationInject         = manifest.AnnotationInject
 	AnnotationSkipContainers = manifest.AnnotationSkipContainers
+	AnnotationProxyConfig    = manifest.AnnotationProxyConfig
 )
 
 // ProxyVariables are the names every container needs, upper case first.

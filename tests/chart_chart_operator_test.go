@@ -11,6 +11,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/rules"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -142,6 +143,11 @@ func TestChartOperatorCredentials(t *testing.T) {
 	assert.Equal(t, fixture.CredHTTP, string(proxytest.Get[corev1.Secret](t, r, secretName).Data["HTTP_PROXY"]))
 	assert.Equal(t, append(fixture.SecretEnv(secretName, true), fixture.Val("TZ", "UTC")), operatorEnv(t, r))
 	fixture.AssertNoCredentialsOutsideSecrets(t, r)
+	// the Pod's record and its Secret's agree: proxykit audit finds it stale once the Secret moves on
+	assert.Empty(t, rules.CheckStale(r.Manifests, rules.Now{}))
+	record := fixture.Record(t, fixture.CredentialValues(t, nil))
+	assert.Equal(t, record, proxytest.Get[corev1.Secret](t, r, secretName).Annotations[proxytest.AnnotationProxyConfig])
+	assert.Equal(t, record, proxytest.Get[appsv1.Deployment](t, r, fixture.Release).Spec.Template.Annotations[proxytest.AnnotationProxyConfig])
 }
 
 func TestChartOperatorBadValues(t *testing.T) {

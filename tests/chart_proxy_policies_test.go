@@ -43,11 +43,17 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 		assert.Equal(t, map[string]string{"policies.kyverno.io/inject-proxy-env": "exclude"}, excluded[3].Resources.Annotations)
 		assert.Equal(t, map[string]string{"proxykit.io/inject": "false"}, excluded[4].Resources.Annotations)
 
+		if rule.Name == "record-proxy-config" {
+			// the record, in the Pod's metadata only: a strategic merge there cannot reorder containers
+			assert.Equal(t, map[string]any{"metadata": map[string]any{"annotations": map[string]any{"proxykit.io/proxy-config": fixture.Record(t, fixture.PolicyValuesPlain)}}},
+				rule.Mutate.PatchStrategicMerge)
+			continue
+		}
 		// one JSON patch per container, never strategic merge
 		require.Len(t, rule.Mutate.Foreach, 1, rule.Name)
 		assert.Contains(t, rule.Mutate.Foreach[0].PatchesJSON6902, "op: add")
 	}
-	assert.Equal(t, []string{"inject-create-containers", "inject-create-init-containers", "inject-create-ephemeral-containers", "inject-debug-ephemeral-containers"}, names)
+	assert.Equal(t, []string{"inject-create-containers", "inject-create-init-containers", "inject-create-ephemeral-containers", "inject-debug-ephemeral-containers", "record-proxy-config"}, names)
 	assert.False(t, fixture.Has(r, "ClusterPolicy", "inject-proxy-env-secret"), "no credentials, nothing to clone")
 }
 
@@ -65,6 +71,7 @@ func TestProxyPoliciesOverrideRulesComeFirst(t *testing.T) {
 		"override-create-init-containers", "inject-create-init-containers",
 		"override-create-ephemeral-containers", "inject-create-ephemeral-containers",
 		"override-debug-ephemeral-containers", "inject-debug-ephemeral-containers",
+		"record-proxy-config",
 	}, names)
 }
 

@@ -80,6 +80,9 @@ func TestConsumerAppWithCredentials(t *testing.T) {
 	require.NoError(t, err)
 	secret := proxytest.Get[corev1.Secret](t, r, fixture.Release+"-proxy-credentials")
 	assert.Equal(t, fixture.CredHTTPS, string(secret.Data["HTTPS_PROXY"]))
+	for _, c := range r.Containers() {
+		assert.Equal(t, secret.Annotations[proxytest.AnnotationProxyConfig], c.Record(), "%s: the record of what its Pod gets, as its Secret's", c.Object)
+	}
 	for workload, spec := range podSpecs(t, r) {
 		for _, c := range append(spec.InitContainers, spec.Containers...) {
 			for _, e := range c.Env {

@@ -44,7 +44,7 @@ func TestREADMEHelperTable(t *testing.T) {
 		rows[m[1]] = m[2]
 	}
 	// internal families: the README names them below the table; their names may change
-	internal := regexp.MustCompile(`^proxykit\.(resolve|noProxy|validate|keys|context|env)\.`)
+	internal := regexp.MustCompile(`^proxykit\.(resolve|noProxy|validate|keys|context|env|record)\.`)
 	files, err := filepath.Glob(fixture.Path("library", "proxykit", "templates", "_*.tpl"))
 	require.NoError(t, err)
 	defined := 0

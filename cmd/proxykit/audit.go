@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/proxykit/proxykit/audit"
@@ -19,12 +20,13 @@ type auditOptions struct {
 	streams
 	live   liveAudit
 	output *choiceFlag
+	write  bool
 }
 
 func newAuditCmd(s streams) *cobra.Command {
 	o := &auditOptions{streams: s}
 	cmd := &cobra.Command{
-		Use:   "audit [--kubeconfig F] [--context C] [-n NS | -A] [-l SELECTOR] [-f VALUES]... [-o text|json|policyreport|openreports]",
+		Use:   "audit [--kubeconfig F] [--context C] [-n NS | -A] [-l SELECTOR] [-f VALUES]... [-o text|json|policyreport|openreports [--write]]",
 		Short: "check the Pods of a live cluster with check's rules (and stale-proxy-env when -f gives the proxy)",
 		Args:  noArgs,
 		RunE:  runE(o),
@@ -32,6 +34,7 @@ func newAuditCmd(s streams) *cobra.Command {
 	o.live.addFlags(cmd)
 	o.output = addOutputFlag(cmd.Flags(), "text, json, policyreport (wgpolicyk8s.io, a report per namespace) or openreports (openreports.io, a report per Pod)",
 		"text", "json", "policyreport", "openreports")
+	cmd.Flags().BoolVar(&o.write, "write", false, "with -o policyreport or openreports: apply the reports to the cluster (server-side) and delete the ones an earlier --write left that no finding holds now")
 	return cmd
 }
 
@@ -41,6 +44,12 @@ func (o *auditOptions) validate() error {
 	if err := o.output.validate(); err != nil {
 		return err
 	}
+	if o.write && o.output.value != "policyreport" && o.output.value != "openreports" {
+		return usagef("--write keeps reports in the cluster: add -o policyreport or -o openreports")
+	}
+	if o.write && o.live.selector != "" {
+		return usagef("--write and -l: a report holds every Pod of its namespace, so --write audits them all; drop -l")
+	}
 	return o.live.validate()
 }
 
@@ -48,6 +57,9 @@ func (o *auditOptions) run(ctx context.Context) error {
 	result, _, err := o.live.run(ctx, o.ErrOut)
 	if err != nil {
 		return err
+	}
+	if o.write {
+		return o.writeReports(ctx, result)
 	}
 	switch o.output.value {
 	case "json":
@@ -68,6 +80,35 @@ func (o *auditOptions) run(ctx context.Context) error {
 	return nil
 }
 
+// writeReports keeps the reports in the cluster and says what changed.
+func (o *auditOptions) writeReports(ctx context.Context, result *audit.Result) error {
+	config, err := o.live.kube.ToRESTConfig()
+	if err != nil {
+		return usagef("%v", err)
+	}
+	client, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	written, err := audit.Write(ctx, client, audit.ReportFormat(o.output.value), o.live.auditedNamespace, result.Findings)
+	if written != nil {
+		for _, key := range written.Applied {
+			fmt.Fprintf(o.Out, "applied %s\n", key)
+		}
+		for _, key := range written.Deleted {
+			fmt.Fprintf(o.Out, "deleted %s\n", key)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "%d Pods checked, %d findings: %d reports applied, %d deleted\n", result.Pods, len(result.Findings), len(written.Applied), len(written.Deleted))
+	if len(result.Findings) > 0 {
+		return errFindings
+	}
+	return nil
+}
+
 // liveAudit are the flags of the commands that audit a live cluster (audit,
 // rollout): kubectl's cluster flags, -A, -l, and the values.
 type liveAudit struct {
@@ -76,6 +117,8 @@ type liveAudit struct {
 	all       bool
 	selector  string
 	namespace bool // -n given
+	// auditedNamespace is the namespace run audited, "" for all
+	auditedNamespace string
 }
 
 func (l *liveAudit) addFlags(cmd *cobra.Command) {
@@ -136,5 +179,6 @@ func (l *liveAudit) run(ctx context.Context, errOut io.Writer) (*audit.Result, k
 	if err != nil {
 		return nil, nil, usagef("%v", err)
 	}
+	l.auditedNamespace = opts.Namespace
 	return result, client, nil
 }

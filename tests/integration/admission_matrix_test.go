@@ -249,7 +249,14 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 	})
 	require.NoError(t, helm.InstallE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm install")
 	want := cell.env(cell.javaOptions(t))
+	record := fixture.Record(t, cell.values(cell.password()))
 	waitForCell(t, cp, cell)
+	if name := cell.secretName(); cell.config == configCredentials {
+		// the source Secret (and the native engine's copy) carries the record the Pods get
+		for _, ns := range []string{fixture.Namespace, "apps"} {
+			waitForSecret(t, cp, ns, name, func(s *corev1.Secret) bool { return s.Annotations[proxytest.AnnotationProxyConfig] == record })
+		}
+	}
 
 	var injector *inject.Injector
 	if cell.engine.native {
@@ -259,6 +266,7 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 		pc.Pod.Name += "-" + cell.id
 		stored := createPod(t, cp, pc.Pod)
 		assertInjection(t, pc.Pod, stored, want, cell.injects(pc.Pod.Namespace, pc.Injected), false)
+		assertRecord(t, stored, record, cell.injects(pc.Pod.Namespace, pc.Injected))
 		if injector != nil && (cell.injects(pc.Pod.Namespace, pc.Injected) || (proxytest.Container{Annotations: pc.Pod.Annotations}).OptedOut() != "") {
 			assertInjectMatchesAdmission(t, injector, pc.Pod, stored)
 		}
@@ -302,8 +310,12 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 		if !cell.engine.native {
 			namespaces = append(namespaces, fresh, "team-a")
 		}
+		rotatedRecord := fixture.Record(t, rel.values)
+		require.NotEqual(t, record, rotatedRecord)
 		for _, ns := range namespaces {
 			waitForSecretValue(t, cp, ns, cell.secretName(), "HTTP_PROXY", rotated)
+			// every copy carries the new record: Pods started before it are stale-proxy-env
+			waitForSecret(t, cp, ns, cell.secretName(), func(s *corev1.Secret) bool { return s.Annotations[proxytest.AnnotationProxyConfig] == rotatedRecord })
 		}
 
 		// turning the engine off removes the policies and keeps every Secret
@@ -347,6 +359,17 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 	// the policy is gone from admission before the next cell
 	waitForNoInjection(t, cp)
 	deleteSecretEverywhere(t, cp, cell.secretName())
+}
+
+// assertRecord checks the record a Pod was admitted with: the cell's, on every
+// Pod the engine injects, and none on a Pod it leaves alone.
+func assertRecord(t *testing.T, stored corev1.Pod, record string, injected bool) {
+	t.Helper()
+	if injected {
+		assert.Equal(t, record, stored.Annotations[proxytest.AnnotationProxyConfig], "%s/%s: the record of what it was given", stored.Namespace, stored.Name)
+	} else {
+		assert.NotContains(t, stored.Annotations, proxytest.AnnotationProxyConfig, "%s/%s: nothing given, nothing recorded", stored.Namespace, stored.Name)
+	}
 }
 
 // waitForCell waits until the cell's policy injects into new Pods in apps.

@@ -72,22 +72,7 @@ func TestAudit(t *testing.T) {
 	v1 := valuesFile(rel.values)
 
 	// a Deployment's Pods (its ReplicaSet owns them), injected
-	deployment, err := cp.Client.AppsV1().Deployments("apps").Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: appsv1.DeploymentSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}}, Spec: corev1.PodSpec{Containers: []corev1.Container{fixture.Ctr("app")}}}}},
-		metav1.CreateOptions{})
-	require.NoError(t, err)
-	isController := true
-	rs, err := cp.Client.AppsV1().ReplicaSets("apps").Create(ctx, &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: "web-5d8f",
-		OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "web", UID: deployment.UID, Controller: &isController}}},
-		Spec: appsv1.ReplicaSetSpec{Selector: deployment.Spec.Selector, Template: deployment.Spec.Template}}, metav1.CreateOptions{})
-	require.NoError(t, err)
-	for _, name := range []string{"web-5d8f-a", "web-5d8f-b"} {
-		p := fixture.Pod(name, "apps", nil, fixture.Ctr("app"))
-		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID, Controller: &isController}}
-		stored := createPod(t, cp, p)
-		require.Len(t, stored.Spec.Containers[0].Env, 6, "injected")
-	}
+	createOwnedPods(t, cp, "apps", "web", "web-5d8f-a", "web-5d8f-b")
 	// the wrong Secret: its own HTTP_PROXY reads a Secret that is not there
 	createPod(t, cp, fixture.Pod("wrong-secret", "apps", nil, fixture.Ctr("app", fixture.SecretRef("HTTP_PROXY", "nope", "HTTP_PROXY"))))
 	createPod(t, cp, fixture.Pod("opted-out", "apps", map[string]string{proxytest.AnnotationInject: "false"}, fixture.Ctr("app")))
@@ -155,13 +140,16 @@ func TestAudit(t *testing.T) {
 		assert.Equal(t, []string{proxytest.RuleMissingProxyEnv}, got["apps/Pod/before"], "no proxy variable: nothing stale")
 		for _, r := range rows {
 			if r.Rule == proxytest.RuleStaleProxyEnv {
-				assert.Contains(t, r.Message, "NO_PROXY, no_proxy differ")
+				assert.Contains(t, r.Message, "the Pod started with proxy configuration "+fixture.Record(t, values("10.244.0.0/16"))+
+					" (its proxykit.io/proxy-config annotation) and a container starting now gets "+fixture.Record(t, rel.values)+" (from the values)",
+					"judged by the record the policy stamped, against the values' (no Secret without credentials)")
 			}
 		}
 		code, text, _ := cli(t, proxykitCLI(t), "audit", "--kubeconfig", cp.Kubeconfig, "-n", "apps", "-f", v2)
 		assert.Equal(t, 1, code)
 		assert.Contains(t, text, "apps/Deployment/web:\n  container app: no-proxy-gap: NO_PROXY sends http://10.245.0.0:8080")
-		assert.Contains(t, text, "\n  container app: stale-proxy-env: NO_PROXY, no_proxy differ from what the values render now; Pod env is immutable: roll out the Pod's owner (Pods: web-5d8f-a, web-5d8f-b)\n")
+		assert.Contains(t, text, "\n  container app: stale-proxy-env: the Pod started with proxy configuration v1-")
+		assert.Contains(t, text, " (from the values): a password, NO_PROXY or a network changed since, and Pod env is immutable: roll out the Pod's owner (Pods: web-5d8f-a, web-5d8f-b)\n")
 		assert.Contains(t, text, "apps/Pod/before:\n")
 		t.Logf("$ proxykit audit -n apps -f values.yaml\n%s", text)
 	})

@@ -266,6 +266,12 @@ func waitForInjection(t testing.TB, cp *controlPlane, ns, https string) {
 // written, so the test waits for evidence instead of a fixed time.
 func waitFor(t testing.TB, cp *controlPlane, ns string, c corev1.Container, ok func(corev1.Container) bool) {
 	t.Helper()
+	waitForPod(t, cp, ns, c, func(p corev1.Pod) bool { return ok(p.Spec.Containers[0]) })
+}
+
+// waitForPod is waitFor with a check of the whole stored Pod.
+func waitForPod(t testing.TB, cp *controlPlane, ns string, c corev1.Container, ok func(corev1.Pod) bool) {
+	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(60 * time.Second)
 	for i := 0; time.Now().Before(deadline); i++ {
@@ -273,7 +279,7 @@ func waitFor(t testing.TB, cp *controlPlane, ns string, c corev1.Container, ok f
 		created, err := cp.Client.CoreV1().Pods(ns).Create(ctx, &canary, metav1.CreateOptions{})
 		require.NoError(t, err)
 		_ = cp.Client.CoreV1().Pods(ns).Delete(ctx, created.Name, metav1.DeleteOptions{})
-		if ok(created.Spec.Containers[0]) {
+		if ok(*created) {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -107,6 +107,9 @@ configuration may not add ("may not mutate atomic arrays, maps or structs"), so 
 JSONPatch appends each missing variable instead, written as plain dyn() maps:
 typed Object values in a JSON patch crash the API server's conversion (a probe on
 1.36.3). Own settings are always kept then.
+Either mutation also writes the record of the configuration given (proxykit.proxy.record)
+in the Pod's proxykit.io/proxy-config annotation, on CREATE: the proxy Secret carries
+the record of what it gives now, and proxykit audit compares the two.
 Input: the root context. Output: YAML list.
 */}}
 {{- define "proxy-policies.cel.mutations" -}}
@@ -114,6 +117,9 @@ Input: the root context. Output: YAML list.
 {{- $env := $s.env -}}
 {{- $mount := $s.mount -}}
 {{- $lists := include "proxy-policies.containerLists" . | fromJsonArray -}}
+{{- /* the record of the configuration given, which the proxy Secret carries too: proxykit audit compares them */ -}}
+{{- $annotation := "proxykit.io/proxy-config" -}}
+{{- $record := include "proxykit.proxy.record" (dict "context" .) -}}
 {{- /* the plain values, each once, in the order the env lists them */ -}}
 {{- $values := list -}}
 {{- range $e := $env }}{{ if and (hasKey $e "value") (not (has $e.value $values)) }}{{ $values = append $values $e.value }}{{ end }}{{ end -}}
@@ -153,6 +159,9 @@ Input: the root context. Output: YAML list.
       ).flatten())
       {{- end }}
       )[0])[0])[0]
+      + (has(request.subResource) && request.subResource != "" ? [] :
+      has(object.metadata.annotations) ? [JSONPatch{op: "add", path: "/metadata/annotations/" + jsonpatch.escapeKey({{ toJson $annotation }}), value: {{ toJson $record }}}] :
+      [JSONPatch{op: "add", path: "/metadata/annotations", value: {{ "{" }}{{ toJson $annotation }}: {{ toJson $record }}{{ "}" }}}])
 {{- end }}
 {{- if or (not $s.credentials) $mount }}
 # one apply configuration for every list (one merge per request); an absent list stays absent
@@ -162,7 +171,12 @@ Input: the root context. Output: YAML list.
       [{{ include "proxy-policies.celStrings" $values }}].map(vals,
       [{{ include "proxy-policies.cel.names" $env }}].map(names, [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
       [{{ if $mount }}has(object.spec.volumes) && object.spec.volumes.exists(v, v.name == {{ toJson $mount.name }}){{ else }}false{{ end }}].map(hasVolume,
-      Object{spec: Object.spec{
+      Object{
+      {{- if not $s.credentials }}
+      ?metadata: has(request.subResource) && request.subResource != "" ? optional.none() :
+      optional.of(Object.metadata{annotations: {{ "{" }}{{ toJson $annotation }}: {{ toJson $record }}{{ "}" }}}),
+      {{- end }}
+      spec: Object.spec{
       {{- if $mount }}
       ?volumes: (!has(request.subResource) || request.subResource == "") && !hasVolume ?
       optional.of([Object.spec.volumes{name: {{ toJson $mount.name }}, configMap: Object.spec.volumes.configMap{name: {{ toJson $s.bundleConfigMap }}}}]) :

@@ -133,7 +133,8 @@ proxykit.proxy.secret — the Secret that holds the proxy URLs when they carry c
 Input:  dict "context" $ ["namespace" <string>] ["name" <string>] ["annotations" <map>]
         namespace defaults to the release namespace, name to proxykit.proxy.secretName;
         annotations, e.g. helm.sh/resource-policy: keep, go on the Secret as given.
-Output: a Secret manifest with keys HTTP_PROXY, HTTPS_PROXY, NO_PROXY (base64, byte-exact);
+Output: a Secret manifest with keys HTTP_PROXY, HTTPS_PROXY, NO_PROXY (base64, byte-exact),
+        annotated proxykit.io/proxy-config with proxykit.proxy.record;
         nothing when no URL carries user-info or proxy.existingSecret is set.
 */}}
 {{- define "proxykit.proxy.secret" -}}
@@ -148,12 +149,12 @@ kind: Secret
 metadata:
   name: {{ .name | default $s.secretName | quote }}
   namespace: {{ .namespace | default .context.Release.Namespace | quote }}
-  {{- with .annotations }}
   annotations:
-    {{- range $k, $v := . }}
+    {{- /* the record of what the Secret gives a Pod that starts now (_record.tpl) */}}
+    proxykit.io/proxy-config: {{ include "proxykit.record.digest" $s | quote }}
+    {{- range $k, $v := .annotations }}
     {{ toJson $k }}: {{ toJson (toString $v) }}
     {{- end }}
-  {{- end }}
   labels:
     {{- include "proxykit.labels" (dict "context" .context) | nindent 4 }}
 type: Opaque
