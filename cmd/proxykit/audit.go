@@ -27,7 +27,7 @@ func newAuditCmd(s streams) *cobra.Command {
 	o := &auditOptions{streams: s}
 	cmd := &cobra.Command{
 		Use:   "audit [--kubeconfig F] [--context C] [-n NS | -A] [-l SELECTOR] [-f VALUES]... [-o text|json|policyreport|openreports [--write]]",
-		Short: "check the Pods of a live cluster with check's rules (and stale-proxy-env when -f gives the proxy)",
+		Short: "check the Pods of a live cluster with check's rules and stale-proxy-env (the record each Pod started with)",
 		Args:  noArgs,
 		RunE:  runE(o),
 	}

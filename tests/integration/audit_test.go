@@ -252,6 +252,17 @@ func TestAudit(t *testing.T) {
 			results += len(items)
 		}
 		assert.Equal(t, 10000, results, "every finding stored, in %d reports", len(list.Items))
+
+		// audit.Write (audit --write) applies the same server-side, and deletes the extra
+		// reports once the namespace needs fewer
+		written, err := proxyaudit.Write(ctx, objects.dynamic, proxyaudit.FormatPolicyReport, "busy", findings)
+		require.NoError(t, err)
+		assert.Len(t, written.Applied, len(list.Items))
+		assert.Empty(t, written.Deleted)
+		written, err = proxyaudit.Write(ctx, objects.dynamic, proxyaudit.FormatPolicyReport, "busy", findings[:100])
+		require.NoError(t, err)
+		assert.Equal(t, []string{"busy/proxykit-audit"}, written.Applied)
+		assert.Len(t, written.Deleted, len(list.Items)-1)
 	})
 
 	t.Run("-o openreports: a Report per Pod, scoped by UID, that the API server accepts", func(t *testing.T) {
@@ -278,6 +289,57 @@ func TestAudit(t *testing.T) {
 		}
 		assert.True(t, pods["apps/before"] && pods["omega/before"], "the two Pods named before have a report each: %v", pods)
 		assert.Equal(t, 8+2, results, "as many results as -o policyreport")
+	})
+
+	t.Run("--write: reports applied, and gone once their Pods are fixed or deleted", func(t *testing.T) {
+		cp.ensureNamespace(t, "wr")
+		for _, name := range []string{"x", "y"} {
+			createPod(t, cp, fixture.Pod(name, "wr", nil, fixture.Ctr("app", fixture.SecretRef("HTTP_PROXY", "nope", "HTTP_PROXY"))))
+		}
+		policyReports := objects.dynamic.Resource(schema.GroupVersionResource{Group: "wgpolicyk8s.io", Version: "v1alpha2", Resource: "policyreports"})
+		openReports := objects.dynamic.Resource(schema.GroupVersionResource{Group: "openreports.io", Version: "v1alpha1", Resource: "reports"})
+		count := func(ns string) (int, int) {
+			t.Helper()
+			p, err := policyReports.Namespace(ns).List(ctx, metav1.ListOptions{})
+			require.NoError(t, err)
+			o, err := openReports.Namespace(ns).List(ctx, metav1.ListOptions{})
+			require.NoError(t, err)
+			return len(p.Items), len(o.Items)
+		}
+		appsPolicy, appsOpen := count("apps")
+		write := func() string {
+			t.Helper()
+			var all strings.Builder
+			for _, format := range []string{"policyreport", "openreports"} {
+				_, out, stderr := cli(t, proxykitCLI(t), "audit", "--kubeconfig", cp.Kubeconfig, "-n", "wr", "-f", v2, "-o", format, "--write")
+				require.Contains(t, out, "Pods checked", stderr)
+				all.WriteString(out)
+			}
+			return all.String()
+		}
+		out := write()
+		assert.Contains(t, out, "applied wr/proxykit-audit\n")
+		assert.Contains(t, out, "2 Pods checked, 2 findings: 2 reports applied, 0 deleted\n")
+		policy, open := count("wr")
+		assert.Equal(t, [2]int{1, 2}, [2]int{policy, open}, "a PolicyReport for the namespace, a Report per Pod")
+
+		require.NoError(t, cp.Client.CoreV1().Pods("wr").Delete(ctx, "y", metav1.DeleteOptions{}))
+		out = write()
+		assert.Contains(t, out, "1 Pods checked, 1 findings: 1 reports applied, 1 deleted\n", "the deleted Pod's Report goes")
+		policy, open = count("wr")
+		assert.Equal(t, [2]int{1, 1}, [2]int{policy, open})
+
+		require.NoError(t, cp.Client.CoreV1().Pods("wr").Delete(ctx, "x", metav1.DeleteOptions{}))
+		out = write()
+		assert.Contains(t, out, "deleted wr/proxykit-audit\n")
+		policy, open = count("wr")
+		assert.Equal(t, [2]int{0, 0}, [2]int{policy, open}, "no finding, no report")
+		policy, open = count("apps")
+		assert.Equal(t, [2]int{appsPolicy, appsOpen}, [2]int{policy, open}, "-n wr leaves the other namespaces' reports alone")
+
+		code, _, stderr := cli(t, proxykitCLI(t), "audit", "--kubeconfig", cp.Kubeconfig, "-n", "wr", "--write")
+		assert.Equal(t, 2, code)
+		assert.Contains(t, stderr, "add -o policyreport or -o openreports")
 	})
 
 	t.Run("bad input", func(t *testing.T) {
