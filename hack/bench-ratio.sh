@@ -67,6 +67,14 @@ if [ -n "$a1" ] && [ -n "$a2" ]; then
     if (b / a > 11) { print "FAIL: proxykit audit grows faster than linearly"; exit 1 }
   }'
 fi
+# proxykit rollout (a dry run: the audit and the plan) on the same Pods, every one stale
+r1=$(ns 'Audit/rollout/pods=500-'); r2=$(ns 'Audit/rollout/pods=5000-')
+if [ -n "$r1" ] && [ -n "$r2" ]; then
+  awk -v a="$r1" -v b="$r2" -v c="$a2" 'BEGIN {
+    printf "proxykit rollout: 500 Pods %.0f ms, 5,000 Pods %.0f ms: %.1fx for 10x the Pods (limit 11x); %.2fx the audit of 5,000\n", a / 1e6, b / 1e6, b / a, b / c
+    if (b / a > 11) { print "FAIL: proxykit rollout grows faster than linearly"; exit 1 }
+  }'
+fi
 
 # Pod CREATE through the loopback API server: each engine's p50 and p99 as a ratio to
 # no policy of the same run (the engines take turns within a run), and the median of

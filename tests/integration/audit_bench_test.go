@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -18,14 +19,18 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
 // BenchmarkAudit times `proxykit audit -A` on 500 and then 5,000 Pods stored in
 // a loopback kube-apiserver, each with the six proxy variables (so every rule
-// runs on every container), and reports the process's peak memory: Pods are
+// runs on every container) and the record of an older configuration (so every
+// Pod is stale-proxy-env), and reports the process's peak memory: Pods are
 // listed a page of 500 at a time, so memory should grow far slower than the Pods.
-// `make bench` prints the time ratio (linear: 10x the Pods at most 11x the time).
+// Rollout times `proxykit rollout -A` (a dry run: the audit and the plan) on the
+// same Pods. `make bench` prints the time ratios (linear: 10x the Pods at most
+// 11x the time).
 func BenchmarkAudit(b *testing.B) {
 	cp := startControlPlane(b)
 	cp.ensureNamespace(b, "apps")
@@ -39,28 +44,39 @@ func BenchmarkAudit(b *testing.B) {
 	for _, e := range fixture.PolicyProxyEnv {
 		proxyEnv = append(proxyEnv, e)
 	}
+	old := map[string]string{proxytest.AnnotationProxyConfig: fixture.Record(b, strings.Replace(fixture.PolicyValuesPlain, "3128", "3130", 1))}
 	bin := proxykitCLI(b)
 	created := 0
 	for _, n := range []int{500, 5000} {
-		createPods(b, client, created, n, proxyEnv)
+		createPods(b, client, created, n, old, proxyEnv)
 		created = n
 		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) {
-			var peak int64
-			for i := 0; i < b.N; i++ {
-				cmd := exec.Command(bin, "audit", "--kubeconfig", cp.Kubeconfig, "-A", "-f", values, "-o", "json")
-				out, err := cmd.Output()
-				require.NoError(b, err, "%s", out)
-				if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; rss > peak {
-					peak = rss
-				}
-			}
-			b.ReportMetric(float64(peak)/1024, "peak-MiB")
+			benchCLI(b, bin, "audit", "--kubeconfig", cp.Kubeconfig, "-A", "-f", values, "-o", "json")
 		})
+		b.Run(fmt.Sprintf("rollout/pods=%d", n), func(b *testing.B) { benchCLI(b, bin, "rollout", "--kubeconfig", cp.Kubeconfig, "-A", "-f", values) })
 	}
 }
 
+// benchCLI runs the CLI b.N times and reports its peak memory; exit status 1
+// (findings) is what the benchmarks expect of audit.
+func benchCLI(b *testing.B, bin string, args ...string) {
+	var peak int64
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(bin, args...)
+		out, err := cmd.Output()
+		if exit, ok := err.(*exec.ExitError); ok && exit.ExitCode() == 1 {
+			err = nil
+		}
+		require.NoError(b, err, "%s", out)
+		if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; rss > peak {
+			peak = rss
+		}
+	}
+	b.ReportMetric(float64(peak)/1024, "peak-MiB")
+}
+
 // createPods creates Pods from..to-1 in apps, 16 at a time.
-func createPods(b *testing.B, client kubernetes.Interface, from, to int, env []corev1.EnvVar) {
+func createPods(b *testing.B, client kubernetes.Interface, from, to int, annotations map[string]string, env []corev1.EnvVar) {
 	b.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, to-from)
@@ -70,7 +86,7 @@ func createPods(b *testing.B, client kubernetes.Interface, from, to int, env []c
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				p := fixture.Pod(fmt.Sprintf("p%05d", i), "apps", nil, fixture.Ctr("app", env...))
+				p := fixture.Pod(fmt.Sprintf("p%05d", i), "apps", annotations, fixture.Ctr("app", env...))
 				if _, err := client.CoreV1().Pods("apps").Create(context.Background(), &p, metav1.CreateOptions{}); err != nil {
 					errs <- err
 				}
