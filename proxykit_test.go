@@ -33,7 +33,7 @@ func TestInclude(t *testing.T) {
 	}
 	got, err := Include("proxykit.proxy.noProxy", values)
 	require.NoError(t, err)
-	assert.Equal(t, "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,[::1]", got)
+	assert.Equal(t, "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,[::1]", got)
 
 	_, err = Include("proxykit.proxy.noProxy", map[string]any{"cluster": map[string]any{"podCIDRs": "10.0.0.0/33"}})
 	require.Error(t, err)
@@ -65,8 +65,8 @@ func TestAsk(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{
 		"proxykit.proxy.enabled":    "true",
-		"proxykit.proxy.noProxy":    "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,[::1]",
-		"with a Service":            "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,web,[::1]",
+		"proxykit.proxy.noProxy":    "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,[::1]",
+		"with a Service":            "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,web,[::1]",
 		"proxykit.proxy.secretName": "shop-proxy-credentials",
 	}, got)
 	for _, call := range []string{"proxykit.proxy.enabled", "proxykit.proxy.noProxy"} {

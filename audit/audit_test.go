@@ -36,7 +36,7 @@ func proxyEnv() []corev1.EnvVar {
 	for _, name := range proxytest.ProxyVariables {
 		value := "http://proxy.corp.example:3128"
 		if name == "NO_PROXY" || name == "no_proxy" {
-			value = "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,[::1]"
+			value = "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,[::1]"
 		}
 		env = append(env, corev1.EnvVar{Name: name, Value: value})
 	}

@@ -31,7 +31,7 @@ const (
 proxy: {http: "http://proxy.corp:3128", https: "http://proxy.corp:3129"}
 cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], apiServer: 10.96.0.1, metadataEndpoints: false}
 `
-	noProxy = "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,[::1]"
+	noProxy = "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.244.0.0/16,10.96.0.0/12,10.96.0.1,[::1]"
 
 	configMap = "# Source: app/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings   # a comment kept\ndata: {a: \"1\", port: 8080}\n"
 	service   = "apiVersion: v1\nkind: Service\nmetadata: {name: api, labels: {app.kubernetes.io/instance: shop}}\nspec:\n  ports: [{port: 8080}]\n"

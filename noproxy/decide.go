@@ -54,7 +54,28 @@ var families = map[Client]family{
 	NodeFetch:   nodeFamily,
 	NodeHTTP26:  nodeFamily,
 	NodeFetch26: nodeFamily,
+	Deno:        plain(denoDecide),
+	Bun:         plain(bunDecide),
+	DotNet:      plain(dotnetDecide),
+	BusyBoxWget: plain(busyboxDecide),
+	// Guzzle over curl reads both cases of the variables: decided on them (phpDecide)
+	PHPGuzzle: func(_ Client, noProxy string, t target, _ netip.Addr) (bool, string, error) {
+		d, e := phpDecide(phpEnv(noProxy), t)
+		return d, e, nil
+	},
+	Fabric8: func(_ Client, noProxy string, t target, addr netip.Addr) (bool, string, error) {
+		d, e, refused := fabric8Decide(noProxy, t, addr)
+		if refused != "" {
+			return false, "", refusal(refused)
+		}
+		return d, e, nil
+	},
 }
+
+// refusal is a family's word that the client makes no request at all.
+type refusal string
+
+func (r refusal) Error() string { return string(r) }
 
 // plain adapts a model that needs only the list and the target.
 func plain(decide func(noProxy string, t target) (bool, string)) family {
@@ -84,6 +105,29 @@ func Decide(client Client, targetURL string, opts ...Option) (Decision, error) {
 	}
 	noProxy := o.noProxy
 	if o.env != nil {
+		switch client {
+		case PHPGuzzle: // Guzzle and curl underneath, each with its own variables
+			direct, entry := phpDecide(o.env, t)
+			return Decision{Target: t.raw, Client: client, Direct: direct, Entry: entry}, nil
+		case DotNet:
+			proxy, list := dotnetEnv(o.env)
+			if proxy == "" {
+				return Decision{Target: t.raw, Client: client, Direct: true, Entry: "(no proxy variable this client reads)"}, nil
+			}
+			direct, entry := dotnetDecide(list, t)
+			return Decision{Target: t.raw, Client: client, Direct: direct, Entry: entry}, nil
+		case Fabric8:
+			proxy, list, refused := fabric8Env(o.env, t)
+			if refused != "" {
+				return Decision{Target: t.raw, Client: client, Refused: refused}, nil
+			}
+			if proxy == "" {
+				return Decision{Target: t.raw, Client: client, Direct: true, Entry: "(no proxy variable this client reads)"}, nil
+			}
+			noProxy = list
+		}
+	}
+	if o.env != nil && client != Fabric8 {
 		list, why := fromEnv(client, o.env)
 		if why != "" {
 			return Decision{Target: targetURL, Client: client, Direct: true, Entry: why}, nil
@@ -95,6 +139,9 @@ func Decide(client Client, targetURL string, opts ...Option) (Decision, error) {
 		noProxy = list
 	}
 	direct, entry, err := model(client, noProxy, t, o.addr)
+	if r, ok := err.(refusal); ok {
+		return Decision{Target: t.raw, Client: client, Refused: string(r)}, nil
+	}
 	if err != nil {
 		return Decision{}, err
 	}
@@ -125,5 +172,5 @@ func fromEnv(client Client, env map[string]string) (list, direct string) {
 	if isNode && !node.fetch && !strings.HasPrefix(proxy, "http://") && !strings.HasPrefix(proxy, "https://") {
 		return "", "(Node.js ignores a proxy URL that is not http:// or https://)"
 	}
-	return vars.pick(env, vars.NoProxy), ""
+	return vars.pickNoProxy(env), ""
 }

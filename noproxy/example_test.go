@@ -22,6 +22,10 @@ func ExampleDecide() {
 	// java true "[fd00:10:96::1]"
 	// node-http true "fd00:10:96::1"
 	// node-fetch true "[fd00:10:96::1]"
+	// deno true "fd00:10:96::1"
+	// bun true "fd00:10:96::1"
+	// php-guzzle true "fd00:10:96::1"
+	// dotnet true "[fd00:10:96::1]"
 }
 
 // The JVM's http.nonProxyHosts has no CIDR: the library expands an IPv4 CIDR to

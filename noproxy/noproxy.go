@@ -10,11 +10,13 @@
 // proxy.runtimes java puts in JAVA_TOOL_OPTIONS); node-http and node-fetch are
 // Node.js 24's http.request and fetch with NODE_USE_ENV_PROXY=1, and
 // node-http@22, node-fetch@22, node-http@26, node-fetch@26 those of the other LTS
-// lines. Each is checked against the real program through a real proxy by the
-// project's tests.
+// lines; deno, bun, php-guzzle and busybox-wget are Deno 2.9, Bun 1.4, Guzzle 7.4
+// on php-cli and BusyBox 1.35. Each is checked against the real program through a
+// real proxy by the project's tests. dotnet and fabric8 have no runtime the tests
+// can reach: they are modelled from their sources and tested on their projects'
+// own test cases (Client.FromSource).
 //
-// Only the NO_PROXY decision is modelled, not which variable names a client
-// reads (wget reads only no_proxy and http_proxy in lower case, for example).
+// Reads tells which variables each client reads; Decide with Env applies them.
 package noproxy
 
 import (
@@ -48,12 +50,39 @@ const (
 	NodeFetch22 Client = "node-fetch@22"
 	NodeHTTP26  Client = "node-http@26"
 	NodeFetch26 Client = "node-fetch@26"
+	// Deno's fetch (2.9, the hyper-util matcher family, as Rust's reqwest), Bun's
+	// fetch (1.4), and PHP's Guzzle 7.4 on php-cli with the curl handler (Debian 12).
+	Deno      Client = "deno"
+	Bun       Client = "bun"
+	PHPGuzzle Client = "php-guzzle"
+	// .NET's HttpClient (HttpEnvironmentProxy of dotnet/runtime): modelled from its
+	// source, which no reachable registry ships a runtime of.
+	DotNet Client = "dotnet"
+	// BusyBox's wget (1.35, Alpine images and init containers): http_proxy for
+	// every scheme, and no NO_PROXY at all.
+	BusyBoxWget Client = "busybox-wget"
+	// The fabric8 Kubernetes client (7.x: Jenkins' Kubernetes cloud, Spark,
+	// Flink, Keycloak and Strimzi operators), which calls only its API server:
+	// modelled from its source. It refuses a NO_PROXY entry outside
+	// [0-9A-Za-z.-/:] that it reaches before a match (Decision.Refused).
+	Fabric8 Client = "fabric8"
 )
 
 // Clients lists the clients explain and the check rules judge, in the order
 // explain prints them. Node.js's 22.x and 26.x lines are clients of their own
 // (NodeClients), named with the line: node-fetch@22.
-var Clients = []Client{Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, NodeHTTP, NodeFetch}
+var Clients = []Client{Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, NodeHTTP, NodeFetch, Deno, Bun, PHPGuzzle, DotNet}
+
+// OtherClients are clients explain shows that release-service-proxied does not
+// judge by NO_PROXY: busybox-wget reads no NO_PROXY, so no list sends anything
+// around the proxy (run it with -Y off, or without http_proxy, for in-cluster
+// calls); fabric8 calls only its API server, which no-proxy-refused judges.
+var OtherClients = []Client{BusyBoxWget, Fabric8}
+
+// FromSource tells a client modelled from its source and its project's own test
+// cases, with no runtime the project's tests can run (no reachable registry
+// ships one): the README's client table says so.
+func (c Client) FromSource() bool { return c == DotNet || c == Fabric8 }
 
 // NodeClients are the Node.js clients of every LTS line the project models and
 // tests: 22.x, 24.x (node-http, node-fetch) and 26.x.
@@ -73,12 +102,15 @@ type Decision struct {
 	// entry did (Go never proxies loopback). Empty when the target goes through
 	// the proxy.
 	Entry string `json:"entry"`
+	// Refused says why the client makes no request at all (fabric8 throws on a
+	// NO_PROXY entry it cannot read); Direct is then false.
+	Refused string `json:"refused,omitempty"`
 }
 
 // ParseClient reads a client name; the error lists the known ones. A Node.js
 // client may name its line: node-fetch@22, node-http@26 (node-http@24 is node-http).
 func ParseClient(name string) (Client, error) {
-	for _, c := range append(slices.Clone(Clients), NodeClients...) {
+	for _, c := range AllClients() {
 		if string(c) == name {
 			return c, nil
 		}
@@ -89,7 +121,18 @@ func ParseClient(name string) (Client, error) {
 	if name == "node" { // the one Node.js client of proxykit 0.5 and before
 		return "", fmt.Errorf("client \"node\" is gone: Node.js's http.request and fetch match NO_PROXY differently; name node-http or node-fetch (Node.js 24), or with the line: %s", join(NodeClients))
 	}
-	return "", fmt.Errorf("unknown client %q (known: %s; Node.js's other lines: node-http@22, node-fetch@22, node-http@26, node-fetch@26)", name, join(Clients))
+	return "", fmt.Errorf("unknown client %q (known: %s, %s; Node.js's other lines: node-http@22, node-fetch@22, node-http@26, node-fetch@26)", name, join(Clients), join(OtherClients))
+}
+
+// AllClients are every client Decide knows: Clients, Node.js's other lines and OtherClients.
+func AllClients() []Client {
+	var out []Client
+	for _, c := range slices.Concat(Clients, NodeClients, OtherClients) {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func join(clients []Client) string {

@@ -35,9 +35,9 @@ func TestReleaseServiceProxied(t *testing.T) {
 	assert.Equal(t, RuleReleaseServiceProxied, f.Rule)
 	assert.Equal(t, "Deployment/argocd-server", f.Object)
 	for _, want := range []string{
-		"Service argocd-repo-server (argocd-repo-server, argocd-repo-server.argocd, argocd-repo-server:8081 (args): go, curl, wget, python-requests, python-urllib, python-httpx)",
+		"Service argocd-repo-server (argocd-repo-server, argocd-repo-server.argocd, argocd-repo-server:8081 (args): go, curl, wget, python-requests, python-urllib, python-httpx, deno, bun, php-guzzle, dotnet)",
 		"argocd-dex-server:5556 (args)",
-		"Service argocd-redis (argocd-redis, argocd-redis.argocd: go, curl, wget, python-requests, python-urllib, python-httpx)",
+		"Service argocd-redis (argocd-redis, argocd-redis.argocd: go, curl, wget, python-requests, python-urllib, python-httpx, deno, bun, php-guzzle, dotnet)",
 		"proxykit inject",
 	} {
 		assert.Contains(t, f.Message, want)
@@ -54,8 +54,8 @@ func TestReleaseServiceProxied(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, Check(m, WithCluster(testCluster)))
 
-	// without cluster.local. the FQDN named in env goes through the proxy too
-	m, err = manifest.Parse(argoLike(strings.Replace(goodNoProxy, "cluster.local.,", "", 1) + "," + services))
+	// without cluster.local. and .cluster.local. the FQDN named in env goes through the proxy too
+	m, err = manifest.Parse(argoLike(strings.Replace(goodNoProxy, "cluster.local.,.cluster.local.,", "", 1) + "," + services))
 	require.NoError(t, err)
 	var msgs []string
 	for _, f := range Check(m, WithCluster(testCluster)) {
@@ -67,13 +67,13 @@ func TestReleaseServiceProxied(t *testing.T) {
 	assert.Contains(t, msgs[0], "argocd-redis.argocd.svc.cluster.local.:6379 (env REDIS)")
 
 	// Node.js with NODE_USE_ENV_PROXY matches a bare entry only exactly: svc does
-	// not cover name.namespace.svc for it, the library's .svc does
+	// not cover name.namespace.svc for it (nor for .NET), the library's .svc does
 	withoutDotSvc := strings.Replace(goodNoProxy, ",.svc,", ",", 1)
 	m, err = manifest.Parse(strings.Replace(argoLike(withoutDotSvc), "          env:\n", "          env:\n            - {name: NODE_USE_ENV_PROXY, value: \"1\"}\n", 1))
 	require.NoError(t, err)
 	findings = Check(m, WithCluster(testCluster))
 	require.Len(t, findings, 1)
-	assert.Contains(t, findings[0].Message, "argocd-repo-server.argocd.svc: node-http)")
+	assert.Contains(t, findings[0].Message, "argocd-repo-server.argocd.svc: node-http, dotnet)", ".NET too matches a bare entry only exactly")
 	m, err = manifest.Parse(strings.Replace(argoLike(goodNoProxy), "          env:\n", "          env:\n            - {name: NODE_USE_ENV_PROXY, value: \"1\"}\n", 1))
 	require.NoError(t, err)
 	for _, f := range Check(m, WithCluster(testCluster)) {
@@ -124,7 +124,7 @@ func TestReleaseServiceProxiedAcrossNamespaces(t *testing.T) {
 	m.Namespace = "shop"
 	findings := Check(m, WithCluster(testCluster))
 	require.Len(t, findings, 1)
-	assert.Contains(t, findings[0].Message, "Service api (api.shop: go, curl, wget, python-requests, python-urllib, python-httpx)")
+	assert.Contains(t, findings[0].Message, "Service api (api.shop: go, curl, wget, python-requests, python-urllib, python-httpx, deno, bun, php-guzzle, dotnet)")
 }
 
 func TestHostOf(t *testing.T) {

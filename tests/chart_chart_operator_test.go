@@ -43,7 +43,7 @@ chartOperator: {env: [{name: LOG_LEVEL, value: debug}]}
 `,
 			want: []corev1.EnvVar{
 				fixture.Val("HTTP_PROXY", "http://c:3128"),
-				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,.corp.example,[::1]"),
+				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,.corp.example,[::1]"),
 				fixture.Val("TZ", "UTC"), fixture.Val("LOG_LEVEL", "debug"),
 			},
 		},
@@ -56,7 +56,7 @@ cluster: {metadataEndpoints: false, requireNetworks: false}
 `,
 			want: []corev1.EnvVar{
 				fixture.Val("HTTP_PROXY", "http://g:1"), fixture.Val("HTTPS_PROXY", "http://p:2"),
-				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,[::1]"),
+				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,[::1]"),
 			},
 		},
 		{
@@ -70,7 +70,7 @@ chartOperator:
 `,
 			want: []corev1.EnvVar{
 				fixture.Val("HTTPS_PROXY", "http://p:3128"),
-				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,10.96.0.1,api.wc1.example.com,[::1]"),
+				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,10.96.0.1,api.wc1.example.com,[::1]"),
 				fixture.Val("KUBERNETES_SERVICE_HOST", "api.wc1.example.com"),
 				fixture.Val("KUBERNETES_SERVICE_PORT", "443"),
 			},

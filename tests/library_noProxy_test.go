@@ -43,7 +43,7 @@ cluster:
   serviceCIDRs: "10.96.0.0/12,fd00:10:96::/112"
   apiServer: "[fd00:10:96::1]"
 `,
-			want: "localhost,127.0.0.1,::1,k8s.internal,.k8s.internal,k8s.internal.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.244.0.0/16,fd00:10:244::/56,10.96.0.0/12,fd00:10:96::/112,fd00:10:96::1,169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,fd00:ec2::23,[::1],[fd00:10:96::1],[fd00:ec2::254],[fd00:ec2::23]",
+			want: "localhost,127.0.0.1,::1,k8s.internal,.k8s.internal,k8s.internal.,.k8s.internal.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.244.0.0/16,fd00:10:244::/56,10.96.0.0/12,fd00:10:96::/112,fd00:10:96::1,169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,fd00:ec2::23,[::1],[fd00:10:96::1],[fd00:ec2::254],[fd00:ec2::23]",
 		},
 		{
 			name: "metadata endpoints switched off; API server given as a name",
@@ -51,7 +51,7 @@ cluster:
 proxy: {http: "http://proxy:3128"}
 cluster: {metadataEndpoints: false, apiServer: api.mgmt.example.com, requireNetworks: false}
 `,
-			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,api.mgmt.example.com,[::1]",
+			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,api.mgmt.example.com,[::1]",
 		},
 		{
 			name: "installation entries: trimmed, wildcards as leading dots, first occurrence kept",
@@ -61,7 +61,7 @@ proxy:
   noProxy: " .corp.example , *.corp.example,registry.local,,10.0.0.0/8, registry.local ,svc,localhost"
 cluster: {metadataEndpoints: false}
 `,
-			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,.corp.example,registry.local,10.0.0.0/8,[::1]",
+			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,.corp.example,registry.local,10.0.0.0/8,[::1]",
 		},
 		{
 			name: "installation entries as a list",
@@ -71,7 +71,7 @@ proxy:
   noProxy: ["*.corp.example", " 192.168.0.0/16 "]
 cluster: {metadataEndpoints: false}
 `,
-			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,.corp.example,192.168.0.0/16,[::1]",
+			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,.corp.example,192.168.0.0/16,[::1]",
 		},
 		{
 			name: "node CIDRs after the service CIDRs, before the API server; metadata of AWS, GCP and Azure",
@@ -79,7 +79,7 @@ cluster: {metadataEndpoints: false}
 proxy: {http: "http://proxy:3128"}
 cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], nodeCIDRs: "192.168.10.0/24, fd00:192::/64", apiServer: 10.96.0.1}
 `,
-			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.244.0.0/16,10.96.0.0/12,192.168.10.0/24,fd00:192::/64,10.96.0.1,169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,fd00:ec2::23,[::1],[fd00:ec2::254],[fd00:ec2::23]",
+			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.244.0.0/16,10.96.0.0/12,192.168.10.0/24,fd00:192::/64,10.96.0.1,169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,fd00:ec2::23,[::1],[fd00:ec2::254],[fd00:ec2::23]",
 		},
 		{
 			name: "IPv6 addresses bare and bracketed, wherever they come from; with a port as written",
@@ -87,7 +87,7 @@ cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], nodeCIDRs: "1
 proxy: {http: "http://proxy:3128", noProxy: ["fd00:1::53", "[FD00:1::54]", "[fd00:1::55]:5000", "::1"]}
 cluster: {serviceCIDRs: ["fd00:10:96::/112"], apiServer: "[fd00:10:96::1]", metadataEndpoints: false}
 `,
-			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,fd00:10:96::/112,fd00:10:96::1,fd00:1::53,fd00:1::54,[::1],[fd00:10:96::1],[fd00:1::53],[fd00:1::54],[fd00:1::55]:5000",
+			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,fd00:10:96::/112,fd00:10:96::1,fd00:1::53,fd00:1::54,[::1],[fd00:10:96::1],[fd00:1::53],[fd00:1::54],[fd00:1::55]:5000",
 		},
 		{
 			name: "list items holding commas are split like the string form",
@@ -95,7 +95,7 @@ cluster: {serviceCIDRs: ["fd00:10:96::/112"], apiServer: "[fd00:10:96::1]", meta
 proxy: {http: "http://proxy:3128", noProxy: ["a.example,b.example", " c.example , *.d.example", "10.0.0.0/8,"]}
 cluster: {metadataEndpoints: false}
 `,
-			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,a.example,b.example,c.example,.d.example,10.0.0.0/8,[::1]",
+			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,a.example,b.example,c.example,.d.example,10.0.0.0/8,[::1]",
 		},
 		{
 			name: "host names with ports, underscores and trailing dots are kept as written",
@@ -103,7 +103,7 @@ cluster: {metadataEndpoints: false}
 proxy: {http: "http://proxy:3128", noProxy: "registry.local:5000,my_host.corp,svc.corp.example.,10.1.2.3:8443"}
 cluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}
 `,
-			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,registry.local:5000,my_host.corp,svc.corp.example.,10.1.2.3:8443,[::1]",
+			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,registry.local:5000,my_host.corp,svc.corp.example.,10.1.2.3:8443,[::1]",
 		},
 		{
 			name: "a CIDR listed twice across pods and services appears once",
@@ -111,7 +111,7 @@ cluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}
 proxy: {http: "http://proxy:3128"}
 cluster: {podCIDRs: [10.0.0.0/8], serviceCIDRs: [10.0.0.0/8], metadataEndpoints: false}
 `,
-			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.0.0.0/8,[::1]",
+			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.0.0.0/8,[::1]",
 		},
 	}
 	for _, tc := range cases {

@@ -95,7 +95,7 @@ func TestPlainProxyRendersNoSecret(t *testing.T) {
 // not know, is left out.
 func TestEnvValues(t *testing.T) {
 	const cluster = `cluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}` + "\n"
-	const noProxy = "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,[::1]"
+	const noProxy = "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,[::1]"
 	for _, c := range []struct {
 		name, values string
 		want         map[string]string

@@ -131,7 +131,7 @@ mergeIdiom:
 	assert.Equal(t, fixture.NoProxyPlain, cm.Data["root"])
 	assert.Equal(t, fixture.NoProxyPlain, cm.Data["rootAgain"])
 	// the merge idiom copies the root's values under the new ones: the new CIDRs replace the root's lists
-	assert.Equal(t, "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.1.0.0/16,10.2.0.0/16,10.96.0.1,[::1]", cm.Data["other"])
+	assert.Equal(t, "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.1.0.0/16,10.2.0.0/16,10.96.0.1,[::1]", cm.Data["other"])
 	assert.Contains(t, cm.Data["otherEnv"], `"http://other.corp:8080"`)
 	assert.NotContains(t, cm.Data["otherEnv"], "proxy.corp:3128")
 	assert.Contains(t, cm.Data["rootEnv"], `"http://proxy.corp:3128"`)

@@ -57,7 +57,7 @@ func TestSystemdDropIn(t *testing.T) {
 proxy: {http: "http://proxy.corp:3128", https: "http://proxy.corp:3128"}
 cluster: {metadataEndpoints: false, requireNetworks: false}
 `))["dropIn"]
-		np := "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,[::1]"
+		np := "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,[::1]"
 		want := fmt.Sprintf(`[Service]
 Environment="HTTP_PROXY=http://proxy.corp:3128"
 Environment="HTTPS_PROXY=http://proxy.corp:3128"
@@ -91,7 +91,7 @@ Environment="no_proxy=%[1]s"
 func TestSystemdEnvFile(t *testing.T) {
 	t.Run("https only: the http pair is left out", func(t *testing.T) {
 		got := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, "proxy: {https: \"http://p:3128\"}\ncluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}"))["envFile"]
-		np := "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,[::1]"
+		np := "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,[::1]"
 		assert.Equal(t, "\nexport HTTPS_PROXY='http://p:3128'\nexport NO_PROXY='"+np+"'\nexport https_proxy='http://p:3128'\nexport no_proxy='"+np+"'\n", got)
 	})
 	t.Run("a single quote in the password", func(t *testing.T) {

@@ -56,7 +56,7 @@ func (o *explainOptions) validate() error {
 }
 
 func (o *explainOptions) run(context.Context) error {
-	clients := noproxy.Clients
+	clients := slices.Concat(noproxy.Clients, noproxy.OtherClients)
 	if len(o.clientNames) > 0 {
 		clients = nil
 		for _, name := range o.clientNames {
@@ -84,11 +84,14 @@ func (o *explainOptions) run(context.Context) error {
 	w := tabwriter.NewWriter(o.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "TARGET\tCLIENT\tGOES\tENTRY")
 	for _, d := range decisions {
-		goes := "proxy"
-		if d.Direct {
+		goes, entry := "proxy", d.Entry
+		switch {
+		case d.Direct:
 			goes = "direct"
+		case d.Refused != "":
+			goes, entry = "refused", redactUserInfo(d.Refused)
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Target, d.Client, goes, d.Entry)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", d.Target, d.Client, goes, entry)
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -106,10 +109,11 @@ func (o *explainOptions) run(context.Context) error {
 	return nil
 }
 
-// clientList is "go, curl, ... or node".
+// clientList is "go, curl, ... or fabric8".
 func clientList() string {
-	names := make([]string, len(noproxy.Clients))
-	for i, c := range noproxy.Clients {
+	clients := slices.Concat(noproxy.Clients, noproxy.OtherClients)
+	names := make([]string, len(clients))
+	for i, c := range clients {
 		names[i] = string(c)
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]

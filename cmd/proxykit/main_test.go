@@ -18,7 +18,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stder
 const (
 	eks        = "../../examples/providers/eks.yaml"
 	mgmt       = "../../examples/providers/mgmt-credentials.yaml"
-	eksNoProxy = "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.0.0.0/8,172.20.0.0/16,172.20.0.1,169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,fd00:ec2::23,.internal,.eks.amazonaws.com,registry.corp.example,[::1],[fd00:ec2::254],[fd00:ec2::23]"
+	eksNoProxy = "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.0.0.0/8,172.20.0.0/16,172.20.0.1,169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,fd00:ec2::23,.internal,.eks.amazonaws.com,registry.corp.example,[::1],[fd00:ec2::254],[fd00:ec2::23]"
 )
 
 func TestCommands(t *testing.T) {

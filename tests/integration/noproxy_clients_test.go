@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -122,8 +123,18 @@ const realClientHosts = `127.0.0.1 localhost
 10.96.0.11 api.corp.example corp.example badcorp.example registry.local
 `
 
-// realClients are the clients the suite runs: those explain judges, and Node.js's other lines.
-var realClients = append(slices.Clone(noproxy.Clients), noproxy.NodeHTTP22, noproxy.NodeFetch22, noproxy.NodeHTTP26, noproxy.NodeFetch26)
+// realClients are the clients the suite runs: those explain judges but the ones
+// modelled from source (no registry ships their runtime), Node.js's other lines
+// and BusyBox's wget.
+var realClients = func() []noproxy.Client {
+	var out []noproxy.Client
+	for _, c := range noproxy.AllClients() {
+		if !c.FromSource() {
+			out = append(out, c)
+		}
+	}
+	return out
+}()
 
 // hostsAddr is the first address of each name in realClientHosts, as a lookup gives it.
 var hostsAddr = func() map[string]netip.Addr {
@@ -208,6 +219,21 @@ func nodeRuntimes(t *testing.T) (binaries map[noproxy.Client]string, script stri
 	return binaries, filepath.Join(dir, "client.js")
 }
 
+// fetchRuntimes are the real deno and bun binaries that testdata/node/package-lock.json
+// pins (npm's @deno/linux-x64-glibc and @oven/bun-linux-x64), and
+// testdata/node/fetch.js, which requests URLs with their fetch.
+func fetchRuntimes(t *testing.T) (deno, bun, script string) {
+	dir, err := filepath.Abs(filepath.Join("testdata", "node"))
+	require.NoError(t, err)
+	deno = filepath.Join(dir, "node_modules", "deno", "deno")
+	bun = filepath.Join(dir, "node_modules", "bun", "bin", "bun")
+	for _, bin := range []string{deno, bun} {
+		_, err := os.Stat(bin)
+		require.NoError(t, err, "%s is missing: `make node-modules` installs it from testdata/node/package-lock.json", bin)
+	}
+	return deno, bun, filepath.Join(dir, "fetch.js")
+}
+
 // TestNoProxyModelsMatchRealClients runs curl, wget, Python's urllib and
 // requests (Debian's), Go's net/http, the JVM (Debian's OpenJDK: HttpURLConnection
 // and java.net.http.HttpClient, configured by JAVA_TOOL_OPTIONS) and Node.js
@@ -217,7 +243,7 @@ func nodeRuntimes(t *testing.T) (binaries map[noproxy.Client]string, script stri
 // Node.js also run with the environment the library renders for proxy.runtimes.
 func TestNoProxyModelsMatchRealClients(t *testing.T) {
 	t.Parallel() // slow and independent: overlaps the other slow tests
-	for _, tool := range []string{"tinyproxy", "wget", "/usr/bin/python3", "ruby"} {
+	for _, tool := range []string{"tinyproxy", "wget", "/usr/bin/python3", "ruby", "busybox", "php"} {
 		_, err := exec.LookPath(tool)
 		require.NoError(t, err, "%s is missing: `make debian-packages` installs it", tool)
 	}
@@ -240,6 +266,10 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 
 	javaClasses := compileJavaClient(t)
 	nodeBinaries, nodeClient := nodeRuntimes(t)
+	deno, bun, fetchClient := fetchRuntimes(t)
+	phpClient, err := filepath.Abs(filepath.Join("testdata", "php", "guzzle_client.php"))
+	require.NoError(t, err)
+	home := t.TempDir() // Deno's cache and Bun's home: env -i leaves them no HOME
 
 	type batch struct {
 		client noproxy.Client
@@ -280,6 +310,13 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 		if c != noproxy.Java {
 			batches = append(batches, batch{c, "upper", values[0], upper})
 		}
+		if c == noproxy.PHPGuzzle { // Guzzle reads the upper case, curl underneath the lower: both, as proxykit writes them
+			both := map[string]string{"HTTP_PROXY": "http://127.0.0.1:3128", "http_proxy": "http://127.0.0.1:3128"}
+			for _, np := range values {
+				both["NO_PROXY"], both["no_proxy"] = np, np
+				batches = append(batches, batch{c, "both", np, maps.Clone(both)})
+			}
+		}
 	}
 	var script strings.Builder
 	fmt.Fprintf(&script, "tinyproxy -d -c %q &\n%s", conf, waitForPort("127.0.0.1", 3128))
@@ -308,6 +345,14 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 			fmt.Fprintf(&script, "%s ruby %q %s\n", vars, rubyScript, urls)
 		case noproxy.Java:
 			fmt.Fprintf(&script, "%s java -cp %q ProxyClient %s %s\n", vars, javaClasses, strings.Fields(b.mode)[1], urls)
+		case noproxy.Deno:
+			fmt.Fprintf(&script, "%s HOME=%q DENO_DIR=%q DENO_NO_UPDATE_CHECK=1 %q run --allow-net --allow-env --no-config --quiet %q %s\n", vars, home, filepath.Join(home, "deno"), deno, fetchClient, urls)
+		case noproxy.Bun:
+			fmt.Fprintf(&script, "%s HOME=%q %q %q %s\n", vars, home, bun, fetchClient, urls)
+		case noproxy.PHPGuzzle:
+			fmt.Fprintf(&script, "%s php %q %s\n", vars, phpClient, urls)
+		case noproxy.BusyBoxWget: // no -T: Debian's busybox 1.35 crashes with it
+			fmt.Fprintf(&script, "for u in %s; do %s timeout 5 busybox wget -q -O - \"$u\" || echo error; done\n", urls, vars)
 		default: // Node.js: one process for every target; it reads tinyproxy's log itself
 			api := map[bool]string{true: "fetch", false: "http"}[strings.HasPrefix(string(b.client), "node-fetch")]
 			fmt.Fprintf(&script, "%s %q %q %s %q %s\n", vars, nodeBinaries[b.client], nodeClient, api, proxyLog, urls)

@@ -9,8 +9,10 @@ Input:  dict "cluster" <the cluster values map> "entries" <list|string|nil> "ent
 Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noProxy is comma-separated,
   without spaces, each entry once (first occurrence kept), in this order:
   localhost, 127.0.0.1, ::1, [::1]    loopback
-  <domain>, .<domain>, <domain>.      the cluster domain and everything under it, with and without trailing
-                                      dot; .<domain> for .NET, which matches a bare entry only exactly
+  <domain>, .<domain>, <domain>., .<domain>.
+                                      the cluster domain and everything under it, with and without trailing
+                                      dot; the dotted forms for .NET, which matches a bare entry only exactly
+                                      and compares the host with its trailing dot
   svc, .svc                           short service names (name.namespace.svc), bare and dotted as the domain
   kubernetes, kubernetes.default, kubernetes.default.svc
                                       the API server's Service by every name clients use (Jenkins' default
@@ -42,7 +44,7 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
 {{- if or (hasSuffix "." $domain) (ne (include "proxykit.validate.host" $domain) "name") -}}
   {{- fail (printf "proxykit: cluster.domain: %q is not a DNS domain such as cluster.local" (include "proxykit.validate.redact" $domain)) -}}
 {{- end -}}
-{{- $entries := list "localhost" "127.0.0.1" "::1" "[::1]" $domain (printf ".%s" $domain) (printf "%s." $domain) "svc" ".svc" "kubernetes" "kubernetes.default" "kubernetes.default.svc" -}}
+{{- $entries := list "localhost" "127.0.0.1" "::1" "[::1]" $domain (printf ".%s" $domain) (printf "%s." $domain) (printf ".%s." $domain) "svc" ".svc" "kubernetes" "kubernetes.default" "kubernetes.default.svc" -}}
 
 {{- $networks := false -}}
 {{- $services := false -}}
