@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/noproxy"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
@@ -277,5 +279,38 @@ func TestNoProxyOrderFabric8Accepts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Every client family reaches the cluster directly on the library's NO_PROXY:
+// the API server by every name and by its address, a Service by every name its
+// Pods call it (the FQDN with and without the trailing dot), for each judged
+// client and for fabric8 (the API server only: it calls nothing else), decided
+// by package noproxy's models, which the real-client suite holds to the real
+// programs. BusyBox's wget reads no NO_PROXY at all; a Pod IP by address goes
+// through the proxy for the clients without CIDR support (.NET among them),
+// which no list of names can change.
+func TestNoProxyEveryFamilyReachesTheCluster(t *testing.T) {
+	m := fixture.Render(t, fixture.Fixture, fixture.PlainProxy+"cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], apiServer: 10.96.0.1}\ncaller: {services: [api]}\n")
+	env := m.Environment(m.Container(t, "Deployment/"+fixture.Release+"-caller", "generate-env"))
+	require.NotEmpty(t, env["NO_PROXY"])
+	apiServer := []string{"https://kubernetes", "https://kubernetes.default", "https://kubernetes.default.svc", "https://kubernetes.default.svc.cluster.local",
+		"https://kubernetes.default.svc.cluster.local.", "https://10.96.0.1:443"}
+	services := []string{"http://api:8080", "http://api." + fixture.Namespace + ":8080", "http://api." + fixture.Namespace + ".svc:8080",
+		"http://api." + fixture.Namespace + ".svc.cluster.local:8080", "http://api." + fixture.Namespace + ".svc.cluster.local.:8080"}
+	for _, client := range append(slices.Clone(noproxy.Clients), noproxy.Fabric8) {
+		targets := apiServer
+		if client != noproxy.Fabric8 {
+			targets = append(slices.Clone(apiServer), services...)
+		}
+		for _, target := range targets {
+			if client == noproxy.Java || slices.Contains(noproxy.NodeClients, client) {
+				continue // their own variables: runtimes java and node, which TestNoProxyModelsMatchRealClients runs
+			}
+			d, err := noproxy.Decide(client, target, noproxy.Env(env))
+			require.NoError(t, err)
+			assert.Empty(t, d.Refused, "%s %s", client, target)
+			assert.True(t, d.Direct, "%s sends %s through the proxy on NO_PROXY=%s", client, target, env["NO_PROXY"])
+		}
 	}
 }
