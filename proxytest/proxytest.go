@@ -32,6 +32,7 @@ const (
 	RuleMissingSecret               = rules.RuleMissingSecret
 	RuleReleaseServiceProxied       = rules.RuleReleaseServiceProxied
 	RuleStaleProxyEnv               = rules.RuleStaleProxyEnv
+	RuleNoProxyRefused              = rules.RuleNoProxyRefused
 )
 
 // The opt-out annotations (see manifest.Container.OptedOut), and the record of

@@ -41,6 +41,7 @@ var containerRules = []rule{
 	{RuleNoProxyGap, noProxyGap},
 	{RuleProxyBypassedForPublicHosts, proxyBypassedForPublicHosts},
 	{RuleReleaseServiceProxied, releaseServiceProxied},
+	{RuleNoProxyRefused, noProxyRefused},
 }
 
 // Option states what Check judges against, instead of what the render says.
@@ -110,10 +111,11 @@ type shared struct {
 	wide      map[string]string   // NO_PROXY -> the public host it bypasses
 	services  []service
 	decisions serviceJudge
+	refused   map[string]string // the environment's key -> no-proxy-refused's message
 }
 
 func newShared(m *manifest.Manifests, c cluster.Facts) *shared {
-	return &shared{targets: c.Targets(), gaps: map[string][]string{}, wide: map[string]string{}, services: services(m, c), decisions: serviceJudge{}}
+	return &shared{targets: c.Targets(), gaps: map[string][]string{}, wide: map[string]string{}, services: services(m, c), decisions: serviceJudge{}, refused: map[string]string{}}
 }
 
 // once returns judge() for key, judged once per Check.
