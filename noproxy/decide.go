@@ -58,6 +58,9 @@ var families = map[Client]family{
 	Bun:         plain(bunDecide),
 	DotNet:      plain(dotnetDecide),
 	BusyBoxWget: plain(busyboxDecide),
+	GRPCCore:    plain(grpcCoreDecide),
+	GRPCGo:      grpcGoFamily,
+	GRPCGo170:   grpcGoFamily,
 	// Guzzle over curl reads both cases of the variables: decided on them (phpDecide)
 	PHPGuzzle: func(_ Client, noProxy string, t target, _ netip.Addr) (bool, string, error) {
 		d, e := phpDecide(phpEnv(noProxy), t)
@@ -70,6 +73,11 @@ var families = map[Client]family{
 		}
 		return d, e, nil
 	},
+}
+
+func grpcGoFamily(client Client, noProxy string, t target, addr netip.Addr) (bool, string, error) {
+	d, e := grpcGoDecide(client, noProxy, t, addr)
+	return d, e, nil
 }
 
 // refusal is a family's word that the client makes no request at all.
@@ -115,6 +123,13 @@ func Decide(client Client, targetURL string, opts ...Option) (Decision, error) {
 				return Decision{Target: t.raw, Client: client, Direct: true, Entry: "(no proxy variable this client reads)"}, nil
 			}
 			direct, entry := dotnetDecide(list, t)
+			return Decision{Target: t.raw, Client: client, Direct: direct, Entry: entry}, nil
+		case GRPCCore:
+			proxy, list := grpcCoreEnv(o.env)
+			if proxy == "" {
+				return Decision{Target: t.raw, Client: client, Direct: true, Entry: "(no http:// proxy in grpc_proxy, https_proxy or http_proxy)"}, nil
+			}
+			direct, entry := grpcCoreDecide(list, t)
 			return Decision{Target: t.raw, Client: client, Direct: direct, Entry: entry}, nil
 		case Fabric8:
 			proxy, list, refused := fabric8Env(o.env, t)

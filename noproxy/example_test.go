@@ -26,6 +26,8 @@ func ExampleDecide() {
 	// bun true "fd00:10:96::1"
 	// php-guzzle true "fd00:10:96::1"
 	// dotnet true "[fd00:10:96::1]"
+	// grpc-core true "fd00:10:96::1"
+	// grpc-go true "fd00:10:96::1"
 }
 
 // The JVM's http.nonProxyHosts has no CIDR: the library expands an IPv4 CIDR to

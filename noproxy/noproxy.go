@@ -58,6 +58,12 @@ const (
 	// .NET's HttpClient (HttpEnvironmentProxy of dotnet/runtime): modelled from its
 	// source, which no reachable registry ships a runtime of.
 	DotNet Client = "dotnet"
+	// gRPC: C-core (1.51, Debian's python3-grpcio; Ruby's, PHP's and C++'s gRPC
+	// share it), grpc-go (1.71 and later) and grpc-go's 1.63 to 1.70 line, which
+	// matched NO_PROXY against the address a name resolved to. A target is host:port.
+	GRPCCore  Client = "grpc-core"
+	GRPCGo    Client = "grpc-go"
+	GRPCGo170 Client = "grpc-go@1.70"
 	// BusyBox's wget (1.35, Alpine images and init containers): http_proxy for
 	// every scheme, and no NO_PROXY at all.
 	BusyBoxWget Client = "busybox-wget"
@@ -71,13 +77,14 @@ const (
 // Clients lists the clients explain and the check rules judge, in the order
 // explain prints them. Node.js's 22.x and 26.x lines are clients of their own
 // (NodeClients), named with the line: node-fetch@22.
-var Clients = []Client{Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, NodeHTTP, NodeFetch, Deno, Bun, PHPGuzzle, DotNet}
+var Clients = []Client{Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, NodeHTTP, NodeFetch, Deno, Bun, PHPGuzzle, DotNet, GRPCCore, GRPCGo}
 
 // OtherClients are clients explain shows that release-service-proxied does not
 // judge by NO_PROXY: busybox-wget reads no NO_PROXY, so no list sends anything
 // around the proxy (run it with -Y off, or without http_proxy, for in-cluster
-// calls); fabric8 calls only its API server, which no-proxy-refused judges.
-var OtherClients = []Client{BusyBoxWget, Fabric8}
+// calls); fabric8 calls only its API server, which no-proxy-refused judges;
+// grpc-go@1.70 is a past line (upgrade it: no name entry ever matched).
+var OtherClients = []Client{BusyBoxWget, Fabric8, GRPCGo170}
 
 // FromSource tells a client modelled from its source and its project's own test
 // cases, with no runtime the project's tests can run (no reachable registry

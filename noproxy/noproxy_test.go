@@ -26,24 +26,24 @@ func TestClientsDisagree(t *testing.T) {
 		noProxy, target string
 		direct          map[Client]bool // missing client: goes through the proxy
 	}{
-		{"*", "http://example.com", with(nodeAll, Go, Curl, PythonRequests, PythonURLLib, PythonHTTPX, Java, Deno, Bun, PHPGuzzle)}, // Ruby reads "*" as a name
-		{"10.0.0.0/8", "http://10.1.2.3", with(nil, Go, Curl, PythonRequests, Ruby, Java, Deno, Bun, PHPGuzzle)},
-		{"fd00::/8", "http://[fd00::1]", with(nil, Go, Deno, Bun)},
-		{"fd00::1", "http://[fd00::1]", with(nodeHTTP, Go, Curl, Wget, PythonRequests, Java, NodeFetch26, Deno, Bun, PHPGuzzle)}, // undici 6 and 7 read "fd00:" port 1
+		{"*", "http://example.com", with(nodeAll, Go, Curl, PythonRequests, PythonURLLib, PythonHTTPX, Java, Deno, Bun, PHPGuzzle, GRPCGo)}, // Ruby reads "*" as a name
+		{"10.0.0.0/8", "http://10.1.2.3", with(nil, Go, Curl, PythonRequests, Ruby, Java, Deno, Bun, PHPGuzzle, GRPCGo)},
+		{"fd00::/8", "http://[fd00::1]", with(nil, Go, Deno, Bun, GRPCGo)},
+		{"fd00::1", "http://[fd00::1]", with(nodeHTTP, Go, Curl, Wget, PythonRequests, Java, NodeFetch26, Deno, Bun, PHPGuzzle, GRPCCore, GRPCGo)}, // undici 6 and 7 read "fd00:" port 1
 		{"[fd00::1]", "http://[fd00::1]", with(fetch, PythonURLLib, Java, Bun, DotNet)},
-		{"*.example.com", "http://a.example.com", with(nodeAll, Go, Java, Bun)},
-		{".example.com", "http://a.example.com", with(nodeAll, Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, Deno, Bun, PHPGuzzle, DotNet)},
+		{"*.example.com", "http://a.example.com", with(nodeAll, Go, Java, Bun, GRPCGo)},
+		{".example.com", "http://a.example.com", with(nodeAll, Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, Deno, Bun, PHPGuzzle, DotNet, GRPCCore, GRPCGo)},
 		{".example.com", "http://example.com", with(nodeHTTP, Curl, PythonRequests, PythonURLLib, NodeFetch, NodeFetch26, Deno, Bun, PHPGuzzle, DotNet)},
 		{".example.com", "http://badexample.com", with(nil, NodeHTTP22)}, // 22's http module: any host that ends with the name
-		{"example.com", "http://badexample.com", with(nil, PythonRequests)},
-		{"cluster.local", "http://web.svc.cluster.local.", with(nil, Curl, NodeFetch26, Bun, PHPGuzzle)},                                                                        // hence cluster.local. in NO_PROXY too
-		{"example.com", "http://a.example.com", with(nil, Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, NodeFetch, NodeFetch26, Deno, Bun, PHPGuzzle)}, // hence .example.com with node
-		{"10.96.0.0/12", "http://10.111.255.255", with(nil, Go, Curl, PythonRequests, Ruby, Java, Deno, Bun, PHPGuzzle)},
+		{"example.com", "http://badexample.com", with(nil, PythonRequests, GRPCCore)},
+		{"cluster.local", "http://web.svc.cluster.local.", with(nil, Curl, NodeFetch26, Bun, PHPGuzzle)},                                                                                          // hence cluster.local. in NO_PROXY too
+		{"example.com", "http://a.example.com", with(nil, Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, NodeFetch, NodeFetch26, Deno, Bun, PHPGuzzle, GRPCCore, GRPCGo)}, // hence .example.com with node
+		{"10.96.0.0/12", "http://10.111.255.255", with(nil, Go, Curl, PythonRequests, Ruby, Java, Deno, Bun, PHPGuzzle, GRPCGo)},
 		{"10.96.0.0/12", "http://10.112.0.1", nil}, // the JVM's patterns stop where the CIDR does
 		{"10.0.0.1-10.0.0.9", "http://10.0.0.5", with(nodeHTTP)},
-		{"registry.local:5000", "http://registry.local:5000", with(nodeAll, Go, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Bun)},
+		{"registry.local:5000", "http://registry.local:5000", with(nodeAll, Go, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Bun, GRPCGo)},
 		{"registry.local:5000", "http://registry.local:443", nil},
-		{"", "http://localhost", with(nil, Go, Ruby, Java)}, // HTTPX proxies even localhost
+		{"", "http://localhost", with(nil, Go, Ruby, Java, GRPCGo)}, // HTTPX proxies even localhost
 	}
 	for _, tc := range cases {
 		for _, c := range append(slices.Clone(Clients), NodeClients...) {
@@ -131,7 +131,7 @@ func TestDecideEnvNodeVariables(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	_, err := Decide("lynx", "http://a", NoProxy(""))
-	assert.ErrorContains(t, err, `unknown client "lynx" (known: go, curl, wget, python-requests, python-urllib, python-httpx, ruby, java, node-http, node-fetch, deno, bun, php-guzzle, dotnet, busybox-wget, fabric8; Node.js's other lines: node-http@22, node-fetch@22, node-http@26, node-fetch@26)`)
+	assert.ErrorContains(t, err, `unknown client "lynx" (known: go, curl, wget, python-requests, python-urllib, python-httpx, ruby, java, node-http, node-fetch, deno, bun, php-guzzle, dotnet, grpc-core, grpc-go, busybox-wget, fabric8, grpc-go@1.70; Node.js's other lines: node-http@22, node-fetch@22, node-http@26, node-fetch@26)`)
 	_, err = ParseClient("node")
 	assert.ErrorContains(t, err, `client "node" is gone`)
 	assert.ErrorContains(t, err, "name node-http or node-fetch")

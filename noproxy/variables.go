@@ -39,6 +39,10 @@ func Reads(client Client) Variables {
 		return Variables{Proxy: []string{"HTTP_PROXY"}, NoProxy: []string{"NO_PROXY"}}
 	case client == DotNet: // HttpEnvironmentProxy.Unix: http_proxy, then HTTP_PROXY outside CGI; no_proxy ?? NO_PROXY
 		return Variables{Proxy: []string{"http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"}, NoProxy: []string{"no_proxy", "NO_PROXY"}, NoProxySetWins: true}
+	case client == GRPCCore: // grpcCoreEnv: the first set wins, an http:// URL only
+		return Variables{Proxy: []string{"grpc_proxy", "https_proxy", "http_proxy"}, NoProxy: []string{"no_grpc_proxy", "no_proxy"}, SetWins: true}
+	case client == GRPCGo || client == GRPCGo170: // Go's reading, for an https:// request
+		return Variables{Proxy: []string{"HTTPS_PROXY", "https_proxy"}, NoProxy: []string{"NO_PROXY", "no_proxy"}}
 	case client == Fabric8: // Utils.getSystemPropertyOrEnvVar("http.proxy"): the upper-case name
 		return Variables{Proxy: []string{"HTTP_PROXY", "ALL_PROXY"}, NoProxy: []string{"NO_PROXY"}}
 	default: // Python: urllib's getproxies_environment, which requests uses too; Bun

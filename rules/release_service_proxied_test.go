@@ -35,9 +35,9 @@ func TestReleaseServiceProxied(t *testing.T) {
 	assert.Equal(t, RuleReleaseServiceProxied, f.Rule)
 	assert.Equal(t, "Deployment/argocd-server", f.Object)
 	for _, want := range []string{
-		"Service argocd-repo-server (argocd-repo-server, argocd-repo-server.argocd, argocd-repo-server:8081 (args): go, curl, wget, python-requests, python-urllib, python-httpx, deno, bun, php-guzzle, dotnet)",
+		"Service argocd-repo-server (argocd-repo-server, argocd-repo-server.argocd, argocd-repo-server:8081 (args): go, curl, wget, python-requests, python-urllib, python-httpx, deno, bun, php-guzzle, dotnet, grpc-core, grpc-go)",
 		"argocd-dex-server:5556 (args)",
-		"Service argocd-redis (argocd-redis, argocd-redis.argocd: go, curl, wget, python-requests, python-urllib, python-httpx, deno, bun, php-guzzle, dotnet)",
+		"Service argocd-redis (argocd-redis, argocd-redis.argocd: go, curl, wget, python-requests, python-urllib, python-httpx, deno, bun, php-guzzle, dotnet, grpc-core, grpc-go)",
 		"proxykit inject",
 	} {
 		assert.Contains(t, f.Message, want)
@@ -124,7 +124,7 @@ func TestReleaseServiceProxiedAcrossNamespaces(t *testing.T) {
 	m.Namespace = "shop"
 	findings := Check(m, WithCluster(testCluster))
 	require.Len(t, findings, 1)
-	assert.Contains(t, findings[0].Message, "Service api (api.shop: go, curl, wget, python-requests, python-urllib, python-httpx, deno, bun, php-guzzle, dotnet)")
+	assert.Contains(t, findings[0].Message, "Service api (api.shop: go, curl, wget, python-requests, python-urllib, python-httpx, deno, bun, php-guzzle, dotnet, grpc-core, grpc-go)")
 }
 
 func TestHostOf(t *testing.T) {

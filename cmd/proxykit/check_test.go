@@ -143,12 +143,12 @@ func TestCheckJudgesTheReleaseServices(t *testing.T) {
 
 	code, stdout, _ := runCLI(t, manifests, "check", "-f", eks, "-")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, stdout, "Pod/web container web: release-service-proxied: NO_PROXY sends Service api (api: go, curl, wget, python-requests, python-urllib, python-httpx, deno, bun, php-guzzle, dotnet)")
+	assert.Contains(t, stdout, "Pod/web container web: release-service-proxied: NO_PROXY sends Service api (api: go, curl, wget, python-requests, python-urllib, python-httpx, deno, bun, php-guzzle, dotnet, grpc-core, grpc-go)")
 
 	// the release namespace, from -n or HELM_NAMESPACE as a post-renderer gets it, adds name.namespace
 	code, stdout, _ = runCLI(t, manifests, "check", "-f", eks, "-n", "shop", "-")
 	assert.Equal(t, 1, code)
-	assert.Contains(t, stdout, "Service api (api, api.shop: go, curl, wget, python-requests, python-urllib, python-httpx, deno, bun, php-guzzle, dotnet)")
+	assert.Contains(t, stdout, "Service api (api, api.shop: go, curl, wget, python-requests, python-urllib, python-httpx, deno, bun, php-guzzle, dotnet, grpc-core, grpc-go)")
 	t.Setenv("HELM_NAMESPACE", "shop")
 	_, fromEnv, _ := runCLI(t, manifests, "check", "-f", eks, "-")
 	assert.Equal(t, stdout, fromEnv)

@@ -1,0 +1,61 @@
+package noproxy
+
+import (
+	"net/netip"
+	"net/url"
+	"strings"
+)
+
+// grpcCoreDecide models gRPC C-core 1.51 (Debian 12's python3-grpcio; the same
+// core runs Ruby's, PHP's and C++'s gRPC): each entry, trimmed, matches a target
+// host that ends with it, without case and without a dot boundary ("example.com"
+// also covers "badexample.com"); the host is compared without brackets; no "*",
+// no CIDR, no loopback exception.
+func grpcCoreDecide(noProxy string, t target) (bool, string) {
+	host := t.hostname
+	for _, raw := range strings.Split(noProxy, ",") {
+		e := strings.TrimSpace(raw)
+		if e != "" && strings.HasSuffix(host, strings.ToLower(e)) {
+			return true, e
+		}
+	}
+	return false, ""
+}
+
+// grpcCoreEnv is what C-core reads: grpc_proxy, https_proxy, http_proxy (lower
+// case only; the first set wins even when empty, which then means no proxy),
+// an http:// URL only; no_grpc_proxy, then no_proxy.
+func grpcCoreEnv(env map[string]string) (proxy, noProxy string) {
+	proxy = pickFrom(env, []string{"grpc_proxy", "https_proxy", "http_proxy"}, true)
+	if !strings.HasPrefix(strings.ToLower(proxy), "http://") {
+		proxy = ""
+	}
+	return proxy, pickFrom(env, []string{"no_grpc_proxy", "no_proxy"}, true)
+}
+
+// grpcGoDecide models grpc-go (1.71 and later): Go's own selection
+// (http.ProxyFromEnvironment) for an https:// request to the target as written,
+// so HTTPS_PROXY (or https_proxy) and NO_PROXY as Go reads them, loopback never
+// proxied. The 1.63 to 1.70 line (GRPCGo170) asked for the address the name
+// resolved to instead: a name entry then never matches, a CIDR does.
+func grpcGoDecide(client Client, noProxy string, t target, addr netip.Addr) (bool, string) {
+	host := t.hostname
+	if client == GRPCGo170 {
+		if a := t.resolved(addr); a.IsValid() {
+			host = a.String()
+		}
+	}
+	u := &url.URL{Scheme: "https", Host: hostPort(host, t.port)}
+	return goDecide(noProxy, target{raw: t.raw, url: u, hostname: host, port: t.port, netloc: u.Host})
+}
+
+// hostPort joins a host and an optional port, bracketing an IPv6 address.
+func hostPort(host, port string) string {
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port == "" {
+		return host
+	}
+	return host + ":" + port
+}
