@@ -117,6 +117,8 @@ func TestDayTwoWithCredentials(t *testing.T) {
 	require.NoError(t, helm.UpgradeE(t, helmOptions(cp, rel), rel.chart, rel.name), "helm upgrade")
 	rotated := fixture.Record(t, rel.values)
 	waitForSecret(t, cp, "apps", secretName, func(s *corev1.Secret) bool { return s.Annotations[proxytest.AnnotationProxyConfig] == rotated })
+	// the API server reloads the policy a moment after the upgrade: until then new Pods get the old record
+	waitForRecord(t, cp, "apps", rotated)
 	createPod(t, cp, fixture.Pod("after", "apps", nil, fixture.Ctr("app")))
 
 	t.Run("a rotated password: exactly the Pods started before it are stale", func(t *testing.T) {

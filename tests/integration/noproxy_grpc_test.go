@@ -66,7 +66,7 @@ func TestGRPCModelsMatchRealClients(t *testing.T) {
 	}
 	const proxy = "http://127.0.0.1:3128"
 	var batches []batch
-	for _, c := range []noproxy.Client{noproxy.GRPCCore, noproxy.GRPCGo, noproxy.GRPCGo170} {
+	for _, c := range grpcClients {
 		for i, np := range realClientNoProxy(t) {
 			batches = append(batches, batch{c, fmt.Sprintf("lower %d", i), map[string]string{"http_proxy": proxy, "https_proxy": proxy, "no_proxy": np}})
 			batches = append(batches, batch{c, fmt.Sprintf("upper %d", i), map[string]string{"HTTP_PROXY": proxy, "HTTPS_PROXY": proxy, "NO_PROXY": np}})
@@ -132,7 +132,7 @@ func TestGRPCModelsMatchRealClients(t *testing.T) {
 			seen[b.client][got[j]]++
 		}
 	}
-	for _, c := range []noproxy.Client{noproxy.GRPCCore, noproxy.GRPCGo, noproxy.GRPCGo170} {
+	for _, c := range grpcClients {
 		assert.Positive(t, seen[c]["direct"], "%s went direct at least once: %v", c, seen[c])
 		assert.Positive(t, seen[c]["proxy"], "%s went through the proxy at least once: %v", c, seen[c])
 	}
