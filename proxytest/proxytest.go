@@ -33,6 +33,9 @@ const (
 	RuleReleaseServiceProxied       = rules.RuleReleaseServiceProxied
 	RuleStaleProxyEnv               = rules.RuleStaleProxyEnv
 	RuleNoProxyRefused              = rules.RuleNoProxyRefused
+	RuleLowercaseRequired           = rules.RuleLowercaseRequired
+	RuleHTTPSProxyUnsupported       = rules.RuleHTTPSProxyUnsupported
+	RuleNoProxyTooLong              = rules.RuleNoProxyTooLong
 )
 
 // The opt-out annotations (see manifest.Container.OptedOut), and the record of
@@ -93,6 +96,13 @@ func WithCluster(c Cluster) CheckOption {
 // order of ProxyVariables; nil expects all six (see rules.ExpectVariables).
 func ExpectVariables(names []string) CheckOption {
 	return func(o *checkOptions) { o.rules = append(o.rules, rules.ExpectVariables(names)) }
+}
+
+// NoProxyBudget judges NO_PROXY against budget characters instead of what one
+// environment string holds (see rules.NoProxyBudget): 1023 for a chart whose
+// NO_PROXY also reaches nodes through pam_env, 2047 through Ignition.
+func NoProxyBudget(budget int) CheckOption {
+	return func(o *checkOptions) { o.rules = append(o.rules, rules.NoProxyBudget(budget)) }
 }
 
 // NoWorkloads says the chart renders no container on purpose (policies, CRDs,

@@ -23,6 +23,8 @@ type Context struct {
 	// Live is true for a live cluster's Pods (OnLiveCluster).
 	Live bool
 
+	noProxyBudget int // NoProxyBudget, 0 for the kernel's limit
+
 	shared *shared
 }
 
@@ -42,15 +44,19 @@ var containerRules = []rule{
 	{RuleProxyBypassedForPublicHosts, proxyBypassedForPublicHosts},
 	{RuleReleaseServiceProxied, releaseServiceProxied},
 	{RuleNoProxyRefused, noProxyRefused},
+	{RuleLowercaseRequired, lowercaseRequired},
+	{RuleHTTPSProxyUnsupported, httpsProxyUnsupported},
+	{RuleNoProxyTooLong, noProxyTooLong},
 }
 
 // Option states what Check judges against, instead of what the render says.
 type Option func(*options)
 
 type options struct {
-	cluster   cluster.Facts
-	variables []string
-	live      bool
+	cluster       cluster.Facts
+	variables     []string
+	live          bool
+	noProxyBudget int
 }
 
 // OnLiveCluster says the manifests are a live cluster's Pods (proxykit audit):
@@ -90,7 +96,7 @@ func Check(m *manifest.Manifests, opts ...Option) []Finding {
 	s := newShared(m, o.cluster)
 	var findings []Finding
 	for _, ctr := range m.Containers() {
-		ctx := &Context{Container: ctr, Env: m.ResolveEnv(ctr), Manifests: m, Cluster: o.cluster, Expected: o.variables, Live: o.live, shared: s}
+		ctx := &Context{Container: ctr, Env: m.ResolveEnv(ctr), Manifests: m, Cluster: o.cluster, Expected: o.variables, Live: o.live, noProxyBudget: o.noProxyBudget, shared: s}
 		if name, ok := listNames[ctr.List]; ok {
 			ctx.Where = fmt.Sprintf(" (an %s, in %s)", name, ctr.List)
 		}

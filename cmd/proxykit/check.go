@@ -20,12 +20,13 @@ type checkOptions struct {
 	output    *choiceFlag
 	namespace string
 	file      string // "": standard input
+	budget    int    // --no-proxy-budget, 0: what one environment string holds
 }
 
 func newCheckCmd(s streams) *cobra.Command {
 	o := &checkOptions{streams: s}
 	cmd := &cobra.Command{
-		Use:   "check [-f VALUES]... [--set K=V]... [--chart DIR] [-n NS] [-o text|json] [FILE|-]",
+		Use:   "check [-f VALUES]... [--set K=V]... [--chart DIR] [-n NS] [--no-proxy-budget N] [-o text|json] [FILE|-]",
 		Short: "check rendered manifests (helm template ... | proxykit check -f v.yaml -)",
 		Args:  oneFileArg,
 		RunE:  runE(o),
@@ -33,6 +34,7 @@ func newCheckCmd(s streams) *cobra.Command {
 	o.values = addValueFlags(cmd.Flags())
 	o.output = addOutputFlag(cmd.Flags(), "text or json", "text", "json")
 	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "", "the release namespace, where objects without one are (default $HELM_NAMESPACE): release-service-proxied then judges name.namespace too")
+	cmd.Flags().IntVar(&o.budget, "no-proxy-budget", 0, "no-proxy-too-long's budget for NO_PROXY, in characters (default: what one environment string holds; 1023 where pam_env reads it, 2047 for Ignition)")
 	cmd.Flags().StringVar(&o.values.chart, "chart", "", "the chart the manifests were rendered from: its values.yaml (and its subcharts' defaults) under -f and --set, as helm template reads them")
 	return cmd
 }
@@ -43,7 +45,12 @@ func (o *checkOptions) complete(_ *cobra.Command, args []string) error {
 	return nil
 }
 
-func (o *checkOptions) validate() error { return o.output.validate() }
+func (o *checkOptions) validate() error {
+	if o.budget < 0 {
+		return usagef("--no-proxy-budget: %d is not a length: give a number of characters above 0", o.budget)
+	}
+	return o.output.validate()
+}
 
 func (o *checkOptions) run(context.Context) error {
 	text, err := readManifests(o.file, o.In)
@@ -76,7 +83,7 @@ func (o *checkOptions) run(context.Context) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	findings := rules.Check(m, rules.WithCluster(cluster), rules.ExpectVariables(variables))
+	findings := rules.Check(m, rules.WithCluster(cluster), rules.ExpectVariables(variables), rules.NoProxyBudget(o.budget))
 	if o.output.value == "json" {
 		if err := printJSON(o.Out, findings); err != nil {
 			return err

@@ -156,6 +156,15 @@ func TestCheckJudgesTheReleaseServices(t *testing.T) {
 	fixed := strings.ReplaceAll(manifests, eksNoProxy, eksNoProxy+",api,api.shop,api.shop.svc")
 	code, stdout, _ = runCLI(t, fixed, "check", "-f", eks, "-")
 	assert.Equal(t, 0, code, stdout)
+
+	// --no-proxy-budget: a NO_PROXY for consumers that take less than one environment string
+	code, stdout, _ = runCLI(t, fixed, "check", "-f", eks, "--no-proxy-budget", "100", "-")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, "Pod/web container web: no-proxy-too-long: NO_PROXY is ")
+	assert.Contains(t, stdout, " characters, over 100: the budget asked for")
+	code, _, stderr := runCLI(t, fixed, "check", "-f", eks, "--no-proxy-budget", "-1", "-")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "--no-proxy-budget: -1 is not a length")
 }
 
 // check --chart reads the chart's own values under the flags, as helm template

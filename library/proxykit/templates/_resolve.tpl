@@ -230,6 +230,14 @@ Output: JSON list: HTTP_PROXY, HTTPS_PROXY, NO_PROXY, then the lower-case twins
 {{- end -}}
 
 {{/*
+proxykit.resolve.envStringLimit — the kernel's limit for one "NAME=value" environment
+string with its NUL (MAX_ARG_STRLEN, 128 KiB), which envLength enforces and the
+no-proxy-too-long rule of proxytest and `proxykit check` judges against by default.
+Input: anything. Output: "131072".
+*/}}
+{{- define "proxykit.resolve.envStringLimit" -}}131072{{- end -}}
+
+{{/*
 proxykit.resolve.envLength — fails when a variable would not fit one environment string.
 Input:  dict "env" <EnvVar list> "settings" <resolved settings>
 Output: nothing; fails naming the values keys that made the variable that long.
@@ -240,7 +248,7 @@ covers every variable the library writes, in every form (the node ranges, the
 JVM's patterns).
 */}}
 {{- define "proxykit.resolve.envLength" -}}
-{{- $limit := 131072 -}}
+{{- $limit := include "proxykit.resolve.envStringLimit" . | atoi -}}
 {{- $s := .settings -}}
 {{- range $e := .env -}}
   {{- if hasKey $e "value" -}}

@@ -1,0 +1,48 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/proxykit/proxykit/noproxy"
+)
+
+// RuleLowercaseRequired: the container has the proxy only in upper case
+// (proxy.lowercase: false) and evidently runs a client that reads only
+// http_proxy: curl for http://, wget, BusyBox's wget.
+const RuleLowercaseRequired = "lowercase-required"
+
+func lowercaseRequired(c *Context) string {
+	upper, lower := false, false
+	for _, name := range []string{"HTTP_PROXY", "HTTPS_PROXY"} {
+		if v, ok := c.Env.Vars[name]; ok && (!v.Known() || v.Value != "") {
+			upper = true
+		}
+		if v, ok := c.Env.Vars[strings.ToLower(name)]; ok && (!v.Known() || v.Value != "") {
+			lower = true
+		}
+	}
+	if !upper || lower {
+		return ""
+	}
+	var reads []string
+	for _, e := range evidentClients(c) {
+		if slices.Contains([]noproxy.Client{noproxy.Curl, noproxy.Wget, noproxy.BusyBoxWget}, e.client) {
+			reads = append(reads, fmt.Sprintf("%s (%s)", e.client, e.where))
+		}
+	}
+	if len(reads) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the proxy is set in upper case only, and %s read%s only http_proxy: %s every http:// request directly%s; set the lower-case twins (proxy.lowercase: true, the default)",
+		strings.Join(reads, " and "), plural3(len(reads)), map[bool]string{true: "it sends", false: "they send"}[len(reads) == 1], c.Where)
+}
+
+// plural3 is the verb ending of a third-person subject: "s" for one.
+func plural3(n int) string {
+	if n == 1 {
+		return "s"
+	}
+	return ""
+}
