@@ -119,6 +119,14 @@ func (d document) meta(key string) string {
 }
 
 // namespace is the document's namespace, else the release namespace.
+// hook is the object's helm.sh/hook annotation: Helm 4 post-renders hooks too.
+func (d document) hook() string {
+	meta, _ := d.object["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	hook, _ := annotations["helm.sh/hook"].(string)
+	return hook
+}
+
 func (d document) namespace(release string) string {
 	if ns := d.meta("namespace"); ns != "" {
 		return ns
@@ -197,7 +205,7 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	override = override && !inj.credentials
 
 	var out []string
-	secretsWanted := map[string]bool{} // namespace ("" for the release's) -> a Secret is needed
+	secretsWanted := map[string]bool{} // namespace ("" for the release's) with a Secret needed -> a Helm hook reads it
 	for _, doc := range docs {
 		changed, n := false, 0
 		if doc.object != nil && inj.enabled {
@@ -207,7 +215,8 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 					return nil, result, fmt.Errorf("%s %s: %w", doc.kind(), doc.meta("name"), err)
 				}
 				if n > 0 && inj.secretNeeded {
-					secretsWanted[doc.namespace(opts.Namespace)] = true
+					ns := doc.namespace(opts.Namespace)
+					secretsWanted[ns] = secretsWanted[ns] || doc.hook() != ""
 				}
 			}
 		}

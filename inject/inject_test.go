@@ -346,3 +346,34 @@ func TestStreamRecord(t *testing.T) {
 		assert.NotContains(t, f.Message, "n3w")
 	}
 }
+
+// A Helm hook that reads the proxy Secret (Helm 4 post-renders hooks) gets it
+// as a hook of its own, weighted before the chart's, so it exists before the
+// first hook runs; a stream without hooks keeps an ordinary Secret.
+func TestStreamSecretForHooks(t *testing.T) {
+	creds := strings.Replace(plainValues, "http://proxy.corp:3128", "http://svc-user:Zq%40w@proxy.corp:3128", 1)
+	hook := `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate
+  labels: {app.kubernetes.io/instance: shop}
+  annotations: {helm.sh/hook: "pre-install,pre-upgrade", helm.sh/hook-weight: "0"}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: migrate, image: x}]
+`
+	out, _ := run(t, creds, service+"---\n"+hook, Options{Namespace: "shop"})
+	secret := parse(t, out, "shop").FindIn("Secret", "shop-proxy-credentials", "shop")
+	require.NotNil(t, secret)
+	assert.Equal(t, "pre-install,pre-upgrade,pre-rollback", secret.Annotation("helm.sh/hook"))
+	assert.Equal(t, "-1000", secret.Annotation("helm.sh/hook-weight"), "before any hook of the chart")
+	assert.Equal(t, "before-hook-creation", secret.Annotation("helm.sh/hook-delete-policy"), "written afresh on each upgrade")
+	assert.NotEmpty(t, secret.Annotation(manifest.AnnotationProxyConfig), "and the record, as every proxy Secret")
+
+	out, _ = run(t, creds, service+"---\n"+workloads, Options{Namespace: "shop"})
+	secret = parse(t, out, "shop").FindIn("Secret", "shop-proxy-credentials", "shop")
+	require.NotNil(t, secret)
+	assert.Empty(t, secret.Annotation("helm.sh/hook"), "no hook reads it: an object of the release")
+}

@@ -14,9 +14,23 @@ import (
 // secret is a proxy Secret the output carries.
 type secret struct{ id, text string }
 
+// hookSecret are the annotations of a proxy Secret that a Helm hook reads. Helm 4
+// post-renders hooks, and creates the release's ordinary objects only after the
+// pre-install hooks finished: a migration Job that reads the Secret would wait
+// for it forever. As a hook of its own, weighted before any chart's, the Secret
+// exists before the first hook runs, and each upgrade or rollback writes it
+// afresh (a rotated password too). Helm then leaves it in place on uninstall.
+var hookSecret = map[string]any{
+	"helm.sh/hook":               "pre-install,pre-upgrade,pre-rollback",
+	"helm.sh/hook-weight":        "-1000",
+	"helm.sh/hook-delete-policy": "before-hook-creation",
+}
+
 // secrets renders the library's proxy Secret into every namespace where an
 // injected container reads it ("" is the release namespace, when unknown: Helm
-// puts an object without a namespace there), unless the stream holds it already.
+// puts an object without a namespace there), unless the stream holds it
+// already; a namespace whose Secret a Helm hook reads (wanted[ns]) gets it as a
+// hook (hookSecret).
 func (inj *injection) secrets(docs []document, wanted map[string]bool, release, namespace string) ([]secret, error) {
 	if len(wanted) == 0 {
 		return nil, nil
@@ -27,7 +41,11 @@ func (inj *injection) secrets(docs []document, wanted map[string]bool, release, 
 	namespaces := slices.Sorted(maps.Keys(wanted))
 	var out []secret
 	for _, ns := range namespaces {
-		text, err := proxykit.Call{Helper: "proxykit.proxy.secret", Values: inj.values, Release: release, Namespace: ns}.Include()
+		call := proxykit.Call{Helper: "proxykit.proxy.secret", Values: inj.values, Release: release, Namespace: ns}
+		if wanted[ns] {
+			call.Args = map[string]any{"annotations": hookSecret}
+		}
+		text, err := call.Include()
 		if err != nil {
 			return nil, err
 		}
