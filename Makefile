@@ -212,7 +212,7 @@ YAML_FILES = ct.yaml $(shell git ls-files '*Chart.yaml' '*values.yaml' 'charts/*
 # The runtimes that read no proxy variable come as commands, from wherever the machine has
 # them, else from Debian: the JVM with its compiler for the test client (default-jdk-headless),
 # and npm (nodejs, npm), which installs the pinned Node.js releases (see node-modules)
-DEBIAN_PACKAGES := yamllint tinyproxy mitmproxy curl wget python3 python3-requests python3-httpx ruby python3-grpcio busybox php-cli php-curl php-guzzlehttp-guzzle util-linux iproute2 mount ca-certificates systemd
+DEBIAN_PACKAGES := yamllint tinyproxy mitmproxy curl wget python3 python3-requests python3-httpx ruby python3-grpcio busybox php-cli php-cgi php-curl php-guzzlehttp-guzzle util-linux iproute2 mount ca-certificates systemd
 APT_INSTALL := apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 debian-packages:
 	@dpkg -s $(DEBIAN_PACKAGES) >/dev/null 2>&1 || { $(APT_INSTALL) $(DEBIAN_PACKAGES) >/dev/null; }

@@ -63,7 +63,11 @@ var families = map[Client]family{
 	GRPCGo170:   grpcGoFamily,
 	// Guzzle over curl reads both cases of the variables: decided on them (phpDecide)
 	PHPGuzzle: func(_ Client, noProxy string, t target, _ netip.Addr) (bool, string, error) {
-		d, e := phpDecide(phpEnv(noProxy), t)
+		d, e := phpDecide(phpEnv(noProxy), t, true)
+		return d, e, nil
+	},
+	PHPGuzzleWeb: func(_ Client, noProxy string, t target, _ netip.Addr) (bool, string, error) {
+		d, e := phpDecide(phpEnv(noProxy), t, false)
 		return d, e, nil
 	},
 	Fabric8: func(_ Client, noProxy string, t target, addr netip.Addr) (bool, string, error) {
@@ -114,8 +118,8 @@ func Decide(client Client, targetURL string, opts ...Option) (Decision, error) {
 	noProxy := o.noProxy
 	if o.env != nil {
 		switch client {
-		case PHPGuzzle: // Guzzle and curl underneath, each with its own variables
-			direct, entry := phpDecide(o.env, t)
+		case PHPGuzzle, PHPGuzzleWeb: // Guzzle and curl underneath, each with its own variables
+			direct, entry := phpDecide(o.env, t, client == PHPGuzzle)
 			return Decision{Target: t.raw, Client: client, Direct: direct, Entry: entry}, nil
 		case DotNet:
 			proxy, list := dotnetEnv(o.env)

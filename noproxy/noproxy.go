@@ -55,6 +55,10 @@ const (
 	Deno      Client = "deno"
 	Bun       Client = "bun"
 	PHPGuzzle Client = "php-guzzle"
+	// Guzzle under any SAPI but the CLI (php-fpm, php-cgi, mod_php): the httpoxy
+	// guard keeps it from reading HTTP_PROXY, so curl decides on its own variables.
+	// php-fpm passes a container's environment on only with clear_env = no.
+	PHPGuzzleWeb Client = "php-guzzle@web"
 	// .NET's HttpClient (HttpEnvironmentProxy of dotnet/runtime): modelled from its
 	// source, which no reachable registry ships a runtime of.
 	DotNet Client = "dotnet"
@@ -83,8 +87,9 @@ var Clients = []Client{Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX
 // judge by NO_PROXY: busybox-wget reads no NO_PROXY, so no list sends anything
 // around the proxy (run it with -Y off, or without http_proxy, for in-cluster
 // calls); fabric8 calls only its API server, which no-proxy-refused judges;
-// grpc-go@1.70 is a past line (upgrade it: no name entry ever matched).
-var OtherClients = []Client{BusyBoxWget, Fabric8, GRPCGo170}
+// grpc-go@1.70 is a past line (upgrade it: no name entry ever matched);
+// php-guzzle@web decides as curl does on the variables proxykit writes.
+var OtherClients = []Client{BusyBoxWget, Fabric8, GRPCGo170, PHPGuzzleWeb}
 
 // FromSource tells a client modelled from its source and its project's own test
 // cases, with no runtime the project's tests can run (no reachable registry

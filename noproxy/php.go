@@ -35,14 +35,21 @@ func guzzleDecide(noProxy string, t target) (bool, string) {
 // falls back to its own variable (http_proxy, lower case only; https_proxy or
 // HTTPS_PROXY) with its own no_proxy. With both cases set, as proxykit writes
 // them, curl decides alone.
-func phpDecide(env map[string]string, t target) (bool, string) {
+//
+// Under any other SAPI (php-fpm, php-cgi, mod_php: PHPGuzzleWeb) Guzzle never
+// reads HTTP_PROXY, so for an http:// request curl beneath decides alone, on
+// its own lower-case http_proxy.
+func phpDecide(env map[string]string, t target, cli bool) (bool, string) {
 	guzzleVar, curlVars := "HTTP_PROXY", []string{"http_proxy"}
+	if !cli {
+		guzzleVar = ""
+	}
 	if t.url.Scheme == "https" {
 		guzzleVar, curlVars = "HTTPS_PROXY", []string{"https_proxy", "HTTPS_PROXY"}
 	}
 	curlNoProxy := pickFrom(env, []string{"no_proxy", "NO_PROXY"}, false)
 	curlProxy := pickFrom(env, curlVars, false)
-	if env[guzzleVar] != "" {
+	if guzzleVar != "" && env[guzzleVar] != "" {
 		matched, entry := guzzleDecide(env["NO_PROXY"], t)
 		if !matched {
 			return curlDecide(curlNoProxy, t)

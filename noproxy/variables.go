@@ -37,6 +37,8 @@ func Reads(client Client) Variables {
 		return Variables{Proxy: []string{"http_proxy"}}
 	case client == PHPGuzzle: // Guzzle's own; curl underneath reads its own (phpDecide)
 		return Variables{Proxy: []string{"HTTP_PROXY"}, NoProxy: []string{"NO_PROXY"}}
+	case client == PHPGuzzleWeb: // no HTTP_PROXY outside the CLI: curl's own (phpDecide)
+		return Variables{Proxy: []string{"http_proxy"}, NoProxy: []string{"no_proxy", "NO_PROXY"}}
 	case client == DotNet: // HttpEnvironmentProxy.Unix: http_proxy, then HTTP_PROXY outside CGI; no_proxy ?? NO_PROXY
 		return Variables{Proxy: []string{"http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"}, NoProxy: []string{"no_proxy", "NO_PROXY"}, NoProxySetWins: true}
 	case client == GRPCCore: // grpcCoreEnv: the first set wins, an http:// URL only

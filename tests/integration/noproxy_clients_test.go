@@ -246,7 +246,7 @@ func fetchRuntimes(t *testing.T) (deno, bun, script string) {
 // Node.js also run with the environment the library renders for proxy.runtimes.
 func TestNoProxyModelsMatchRealClients(t *testing.T) {
 	t.Parallel() // slow and independent: overlaps the other slow tests
-	for _, tool := range []string{"tinyproxy", "wget", "/usr/bin/python3", "ruby", "busybox", "php"} {
+	for _, tool := range []string{"tinyproxy", "wget", "/usr/bin/python3", "ruby", "busybox", "php", "php-cgi"} {
 		_, err := exec.LookPath(tool)
 		require.NoError(t, err, "%s is missing: `make debian-packages` installs it", tool)
 	}
@@ -313,7 +313,7 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 		if c != noproxy.Java {
 			batches = append(batches, batch{c, "upper", values[0], upper})
 		}
-		if c == noproxy.PHPGuzzle { // Guzzle reads the upper case, curl underneath the lower: both, as proxykit writes them
+		if c == noproxy.PHPGuzzle || c == noproxy.PHPGuzzleWeb { // Guzzle reads the upper case, curl underneath the lower: both, as proxykit writes them
 			both := map[string]string{"HTTP_PROXY": "http://127.0.0.1:3128", "http_proxy": "http://127.0.0.1:3128"}
 			for _, np := range values {
 				both["NO_PROXY"], both["no_proxy"] = np, np
@@ -354,6 +354,8 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 			fmt.Fprintf(&script, "%s HOME=%q %q %q %s\n", vars, home, bun, fetchClient, urls)
 		case noproxy.PHPGuzzle:
 			fmt.Fprintf(&script, "%s php %q %s\n", vars, phpClient, urls)
+		case noproxy.PHPGuzzleWeb: // the CGI SAPI: Guzzle's httpoxy guard as under php-fpm
+			fmt.Fprintf(&script, "%s TARGETS=%q php-cgi -q %q\n", vars, urls, phpClient)
 		case noproxy.BusyBoxWget: // no -T: Debian's busybox 1.35 crashes with it
 			fmt.Fprintf(&script, "for u in %s; do %s timeout 5 busybox wget -q -O - \"$u\" || echo error; done\n", urls, vars)
 		default: // Node.js: one process for every target; it reads tinyproxy's log itself
