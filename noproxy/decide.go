@@ -117,43 +117,26 @@ func Decide(client Client, targetURL string, opts ...Option) (Decision, error) {
 	}
 	noProxy := o.noProxy
 	if o.env != nil {
-		switch client {
-		case PHPGuzzle, PHPGuzzleWeb: // Guzzle and curl underneath, each with its own variables
+		if client == PHPGuzzle || client == PHPGuzzleWeb { // Guzzle and curl underneath, each with its own variables
 			direct, entry := phpDecide(o.env, t, client == PHPGuzzle)
 			return Decision{Target: t.raw, Client: client, Direct: direct, Entry: entry}, nil
-		case DotNet:
-			proxy, list := dotnetEnv(o.env)
-			if proxy == "" {
-				return Decision{Target: t.raw, Client: client, Direct: true, Entry: "(no proxy variable this client reads)"}, nil
-			}
-			direct, entry := dotnetDecide(list, t)
-			return Decision{Target: t.raw, Client: client, Direct: direct, Entry: entry}, nil
-		case GRPCCore:
-			proxy, list := grpcCoreEnv(o.env)
-			if proxy == "" {
-				return Decision{Target: t.raw, Client: client, Direct: true, Entry: "(no http:// proxy in grpc_proxy, https_proxy or http_proxy)"}, nil
-			}
-			direct, entry := grpcCoreDecide(list, t)
-			return Decision{Target: t.raw, Client: client, Direct: direct, Entry: entry}, nil
-		case Fabric8:
-			proxy, list, refused := fabric8Env(o.env, t)
-			if refused != "" {
-				return Decision{Target: t.raw, Client: client, Refused: refused}, nil
-			}
-			if proxy == "" {
-				return Decision{Target: t.raw, Client: client, Direct: true, Entry: "(no proxy variable this client reads)"}, nil
-			}
-			noProxy = list
 		}
-	}
-	if o.env != nil && client != Fabric8 {
-		list, why := fromEnv(client, o.env)
-		if why != "" {
-			return Decision{Target: targetURL, Client: client, Direct: true, Entry: why}, nil
+		read, own := envReaders[client]
+		if !own {
+			read = func(client Client, env map[string]string, _ target) (string, string, string) {
+				list, direct := fromEnv(client, env)
+				return list, direct, ""
+			}
 		}
-		if client == Java { // the JVM's own patterns, not a NO_PROXY list
+		list, why, refused := read(client, o.env, t)
+		switch {
+		case refused != "":
+			return Decision{Target: t.raw, Client: client, Refused: refused}, nil
+		case why != "":
+			return Decision{Target: t.raw, Client: client, Direct: true, Entry: why}, nil
+		case client == Java: // the JVM's own patterns, not a NO_PROXY list
 			direct, entry := javaDecide(compileNonProxyHosts(list), t)
-			return Decision{Target: targetURL, Client: client, Direct: direct, Entry: entry}, nil
+			return Decision{Target: t.raw, Client: client, Direct: direct, Entry: entry}, nil
 		}
 		noProxy = list
 	}
@@ -165,6 +148,37 @@ func Decide(client Client, targetURL string, opts ...Option) (Decision, error) {
 		return Decision{}, err
 	}
 	return Decision{Target: t.raw, Client: client, Direct: direct, Entry: entry}, nil
+}
+
+// envReader reads a client's variables: the NO_PROXY list it matches (for java,
+// its http.nonProxyHosts), or why it sends every request directly, or why it
+// makes none (refused).
+type envReader func(client Client, env map[string]string, t target) (list, direct, refused string)
+
+// envReaders are the clients that read their variables their own way; the
+// others read them as Reads says (fromEnv).
+var envReaders = map[Client]envReader{
+	DotNet: func(_ Client, env map[string]string, _ target) (string, string, string) {
+		proxy, list := dotnetEnv(env)
+		if proxy == "" {
+			return "", "(no proxy variable this client reads)", ""
+		}
+		return list, "", ""
+	},
+	GRPCCore: func(_ Client, env map[string]string, _ target) (string, string, string) {
+		proxy, list := grpcCoreEnv(env)
+		if proxy == "" {
+			return "", "(no http:// proxy in grpc_proxy, https_proxy or http_proxy)", ""
+		}
+		return list, "", ""
+	},
+	Fabric8: func(_ Client, env map[string]string, t target) (string, string, string) {
+		proxy, list, refused := fabric8Env(env, t)
+		if refused == "" && proxy == "" {
+			return "", "(no proxy variable this client reads)", ""
+		}
+		return list, "", refused
+	},
 }
 
 // fromEnv is the list a client started with env matches (for java, its

@@ -222,6 +222,45 @@ func nodeRuntimes(t *testing.T) (binaries map[noproxy.Client]string, script stri
 	return binaries, filepath.Join(dir, "client.js")
 }
 
+// batchResults reads the outcomes a namespace script printed ("direct",
+// "proxy" or "error", one line per request) by batch, each batch after its
+// "=== N" line.
+func batchResults(out string) map[int][]string {
+	results := map[int][]string{}
+	current := -1
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if n, ok := strings.CutPrefix(line, "=== "); ok {
+			fmt.Sscan(n, &current)
+			continue
+		}
+		if current >= 0 && (line == "direct" || line == "proxy" || line == "error") {
+			results[current] = append(results[current], line)
+		}
+	}
+	return results
+}
+
+// tally counts outcomes by client.
+type tally map[noproxy.Client]map[string]int
+
+func (t tally) add(c noproxy.Client, outcome string) {
+	if t[c] == nil {
+		t[c] = map[string]int{}
+	}
+	t[c][outcome]++
+}
+
+// assertBothWays checks every client went direct and through the proxy at least once.
+func (t tally) assertBothWays(tt *testing.T, clients []noproxy.Client) {
+	tt.Helper()
+	for _, c := range clients {
+		assert.Positive(tt, t[c]["direct"], "%s went direct at least once: %v", c, t[c])
+		assert.Positive(tt, t[c]["proxy"], "%s went through the proxy at least once: %v", c, t[c])
+	}
+}
+
 // fetchRuntimes are the real deno and bun binaries that testdata/node/package-lock.json
 // pins (npm's @deno/linux-x64-glibc and @oven/bun-linux-x64), and
 // testdata/node/fetch.js, which requests URLs with their fetch.
@@ -369,21 +408,9 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 		EchoPorts: []string{"8080", "5000"},
 	}.run(t, script.String())
 
-	results := map[int][]string{}
-	current := -1
-	sc := bufio.NewScanner(strings.NewReader(string(out)))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if n, ok := strings.CutPrefix(line, "=== "); ok {
-			fmt.Sscan(n, &current)
-			continue
-		}
-		if current >= 0 && (line == "direct" || line == "proxy" || line == "error") {
-			results[current] = append(results[current], line)
-		}
-	}
+	results := batchResults(out)
 	viaProxy := 0
-	seen := map[noproxy.Client]map[string]int{} // client -> outcome -> requests
+	seen := tally{}
 	for i, b := range batches {
 		got := results[i]
 		require.Len(t, got, len(realClientTargets), "client %s, %s case, NO_PROXY=%s:\n%s", b.client, b.mode, b.np, out)
@@ -397,16 +424,10 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 			if got[j] == "proxy" {
 				viaProxy++
 			}
-			if seen[b.client] == nil {
-				seen[b.client] = map[string]int{}
-			}
-			seen[b.client][got[j]]++
+			seen.add(b.client, got[j])
 		}
 	}
-	for _, c := range realClients {
-		assert.Positive(t, seen[c]["direct"], "%s went direct at least once: %v", c, seen[c])
-		assert.Positive(t, seen[c]["proxy"], "%s went through the proxy at least once: %v", c, seen[c])
-	}
+	seen.assertBothWays(t, realClients)
 	t.Logf("requests per client and outcome: %v", seen)
 	// the proxy's own log agrees: one request line per request it carried
 	logText, err := os.ReadFile(proxyLog)

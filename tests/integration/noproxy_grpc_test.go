@@ -3,7 +3,6 @@
 package integration
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -104,20 +103,8 @@ func TestGRPCModelsMatchRealClients(t *testing.T) {
 		EchoPorts: []string{"8080"},
 	}.run(t, script.String())
 
-	results := map[int][]string{}
-	current := -1
-	sc := bufio.NewScanner(strings.NewReader(output))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if n, ok := strings.CutPrefix(line, "=== "); ok {
-			fmt.Sscan(n, &current)
-			continue
-		}
-		if current >= 0 && (line == "direct" || line == "proxy" || line == "error") {
-			results[current] = append(results[current], line)
-		}
-	}
-	seen := map[noproxy.Client]map[string]int{}
+	results := batchResults(output)
+	seen := tally{}
 	for i, b := range batches {
 		got := results[i]
 		require.Len(t, got, len(realGRPCTargets), "%s, %s:\n%s", b.client, b.mode, output)
@@ -126,15 +113,9 @@ func TestGRPCModelsMatchRealClients(t *testing.T) {
 			require.NoError(t, err)
 			want := map[bool]string{true: "direct", false: "proxy"}[d.Direct]
 			assert.Equal(t, want, got[j], "%s (%s) %s with %v: the model says %s (entry %q), the real client went %s", b.client, b.mode, target, b.env, want, d.Entry, got[j])
-			if seen[b.client] == nil {
-				seen[b.client] = map[string]int{}
-			}
-			seen[b.client][got[j]]++
+			seen.add(b.client, got[j])
 		}
 	}
-	for _, c := range grpcClients {
-		assert.Positive(t, seen[c]["direct"], "%s went direct at least once: %v", c, seen[c])
-		assert.Positive(t, seen[c]["proxy"], "%s went through the proxy at least once: %v", c, seen[c])
-	}
+	seen.assertBothWays(t, grpcClients)
 	t.Logf("calls per client and outcome: %v", seen)
 }
