@@ -48,8 +48,11 @@ func proxykitCLI(t testing.TB) string {
 			return
 		}
 		proxykitBin = filepath.Join(dir, "proxykit")
-		cmd := exec.Command("go", "build", "-o", proxykitBin, "./cmd/proxykit")
+		// the flags of hack/krew.sh's release build: the test that builds the krew
+		// archive then finds every package in the build cache
+		cmd := exec.Command("go", "build", "-trimpath", "-o", proxykitBin, "./cmd/proxykit")
 		cmd.Dir = fixture.Root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			proxykitErr = fmt.Errorf("go build ./cmd/proxykit: %v\n%s", err, out)
 		}
