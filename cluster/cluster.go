@@ -6,6 +6,7 @@ package cluster
 
 import (
 	"math/big"
+	"net"
 	"net/netip"
 	"strings"
 )
@@ -39,12 +40,12 @@ func (f Facts) Targets() []string {
 		"http://web.shop.svc." + domain + ":8080", "http://web.shop.svc." + domain + ".:8080",
 	}
 	if f.APIServer != "" {
-		targets = append(targets, "https://"+hostPort(f.APIServer, "443"))
+		targets = append(targets, "https://"+net.JoinHostPort(f.APIServer, "443"))
 	}
 	for _, cidrs := range [][]string{f.PodCIDRs, f.ServiceCIDRs, f.NodeCIDRs} {
 		for _, cidr := range cidrs {
 			for _, addr := range SamplePrefix(cidr) {
-				targets = append(targets, "http://"+hostPort(addr, "8080"))
+				targets = append(targets, "http://"+net.JoinHostPort(addr, "8080"))
 			}
 		}
 	}
@@ -106,13 +107,6 @@ func union(a, b []string) []string {
 		out = append(out, s)
 	}
 	return out
-}
-
-func hostPort(host, port string) string {
-	if strings.Contains(host, ":") {
-		return "[" + host + "]:" + port
-	}
-	return host + ":" + port
 }
 
 // SamplePrefix is the first, middle and last address of a CIDR (nil for one that

@@ -120,12 +120,7 @@ func (d document) meta(key string) string {
 
 // namespace is the document's namespace, else the release namespace.
 // hook is the object's helm.sh/hook annotation: Helm 4 post-renders hooks too.
-func (d document) hook() string {
-	meta, _ := d.object["metadata"].(map[string]any)
-	annotations, _ := meta["annotations"].(map[string]any)
-	hook, _ := annotations["helm.sh/hook"].(string)
-	return hook
-}
+func (d document) hook() string { return manifest.Object{Content: d.object}.Hook() }
 
 func (d document) namespace(release string) string {
 	if ns := d.meta("namespace"); ns != "" {

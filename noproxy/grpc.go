@@ -1,6 +1,7 @@
 package noproxy
 
 import (
+	"net"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -45,17 +46,10 @@ func grpcGoDecide(client Client, noProxy string, t target, addr netip.Addr) (boo
 			host = a.String()
 		}
 	}
-	u := &url.URL{Scheme: "https", Host: hostPort(host, t.port)}
-	return goDecide(noProxy, target{raw: t.raw, url: u, hostname: host, port: t.port, netloc: u.Host})
-}
-
-// hostPort joins a host and an optional port, bracketing an IPv6 address.
-func hostPort(host, port string) string {
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
+	port := t.port
 	if port == "" {
-		return host
+		port = "443" // what Go's selection assumes for an https:// URL without one
 	}
-	return host + ":" + port
+	u := &url.URL{Scheme: "https", Host: net.JoinHostPort(host, port)}
+	return goDecide(noProxy, target{raw: t.raw, url: u, hostname: host, port: port, netloc: u.Host})
 }
