@@ -18,6 +18,8 @@ type Container struct {
 	// Hook is the object's helm.sh/hook annotation ("pre-install", "test" ...):
 	// Helm 3 runs hooks and tests without passing them to a post-renderer.
 	Hook string
+	// Volumes are the pod's volumes, where the files it mounts come from.
+	Volumes []corev1.Volume
 	corev1.Container
 }
 
@@ -111,7 +113,7 @@ func (m *Manifests) Containers() []Container {
 			continue
 		}
 		at := func(list string, c corev1.Container) Container {
-			return Container{Object: o.ID(), List: list, Namespace: m.NamespaceOf(o), Annotations: tmpl.Annotations, Hook: o.Hook(), Container: c}
+			return Container{Object: o.ID(), List: list, Namespace: m.NamespaceOf(o), Annotations: tmpl.Annotations, Hook: o.Hook(), Volumes: tmpl.Spec.Volumes, Container: c}
 		}
 		for _, c := range tmpl.Spec.InitContainers {
 			out = append(out, at("initContainers", c))

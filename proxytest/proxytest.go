@@ -31,6 +31,7 @@ const (
 	RuleCredentialsExposed          = rules.RuleCredentialsExposed
 	RuleMissingSecret               = rules.RuleMissingSecret
 	RuleReleaseServiceProxied       = rules.RuleReleaseServiceProxied
+	RuleInClusterCallProxied        = rules.RuleInClusterCallProxied
 	RuleStaleProxyEnv               = rules.RuleStaleProxyEnv
 	RuleNoProxyRefused              = rules.RuleNoProxyRefused
 	RuleLowercaseRequired           = rules.RuleLowercaseRequired

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/proxykit/proxykit/cluster"
 	"github.com/proxykit/proxykit/manifest"
@@ -25,7 +26,18 @@ type Context struct {
 
 	noProxyBudget int // NoProxyBudget, 0 for the kernel's limit
 
-	shared *shared
+	shared    *shared
+	callList  []manifest.Call // calls(), read once
+	callsRead bool
+}
+
+// calls are the hosts the container calls (manifest.Manifests.Calls), read once
+// for every rule that judges them.
+func (c *Context) calls() []manifest.Call {
+	if !c.callsRead {
+		c.callList, c.callsRead = c.Manifests.Calls(c.Container), true
+	}
+	return c.callList
 }
 
 // rule is one judgement: the message of its finding for a container, or "".
@@ -43,6 +55,7 @@ var containerRules = []rule{
 	{RuleNoProxyGap, noProxyGap},
 	{RuleProxyBypassedForPublicHosts, proxyBypassedForPublicHosts},
 	{RuleReleaseServiceProxied, releaseServiceProxied},
+	{RuleInClusterCallProxied, inClusterCallProxied},
 	{RuleNoProxyRefused, noProxyRefused},
 	{RuleLowercaseRequired, lowercaseRequired},
 	{RuleHTTPSProxyUnsupported, httpsProxyUnsupported},
@@ -118,10 +131,31 @@ type shared struct {
 	services  []service
 	decisions serviceJudge
 	refused   map[string]string // the environment's key -> no-proxy-refused's message
+	// namespaces are those of the render's objects: name.namespace is a call
+	// into the cluster when namespace is one of them
+	namespaces []string
 }
 
 func newShared(m *manifest.Manifests, c cluster.Facts) *shared {
-	return &shared{targets: c.Targets(), gaps: map[string][]string{}, wide: map[string]string{}, services: services(m, c), decisions: serviceJudge{}, refused: map[string]string{}}
+	return &shared{targets: c.Targets(), gaps: map[string][]string{}, wide: map[string]string{}, services: services(m, c), decisions: serviceJudge{}, refused: map[string]string{}, namespaces: namespacesOf(m)}
+}
+
+// namespacesOf lists the namespaces the render's objects are in, or create.
+func namespacesOf(m *manifest.Manifests) []string {
+	var out []string
+	add := func(ns string) {
+		if ns != "" && !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	add(m.Namespace)
+	for _, o := range m.Objects {
+		add(m.NamespaceOf(o))
+		if o.Kind == "Namespace" {
+			add(o.Name)
+		}
+	}
+	return out
 }
 
 // once returns judge() for key, judged once per Check.

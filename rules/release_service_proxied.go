@@ -32,7 +32,7 @@ func releaseServiceProxied(c *Context) string {
 	if !ok || len(c.shared.services) == 0 {
 		return ""
 	}
-	msg := c.shared.decisions.releaseServiceFinding(vars, key, callHosts(c.shared.services, c.Container, c.Cluster.Domain))
+	msg := c.shared.decisions.releaseServiceFinding(vars, key, callHosts(c.shared.services, c.calls(), c.Namespace, c.Cluster.Domain))
 	if msg == "" {
 		return ""
 	}
@@ -109,72 +109,30 @@ func (s service) target(host string) string {
 }
 
 // callHosts are the hosts a container is judged on: every form of every Service,
-// then the hosts its env values, command and args call when they are a Service's:
-// a URL, host:port or a dotted name (with the port written there, and the cluster
-// domain's form too).
-func callHosts(services []service, ctr manifest.Container, domain string) []callHost {
+// then the calls the container makes (manifest.Manifests.Calls: env, envFrom,
+// command, args, mounted files) when they are a Service's, with the port
+// written there, and the cluster domain's form too.
+func callHosts(services []service, calls []manifest.Call, ns, domain string) []callHost {
 	var out []callHost
 	for _, s := range services {
-		for _, f := range s.forms(ctr.Namespace) {
+		for _, f := range s.forms(ns) {
 			out = append(out, callHost{service: s, host: f})
 		}
 	}
-	named := func(why, text string) {
-		for _, token := range strings.FieldsFunc(text, func(r rune) bool {
-			return r == ' ' || r == '\t' || r == '\n' || r == ',' || r == ';' || r == '=' || r == '"' || r == '\'' || r == '(' || r == ')'
-		}) {
-			host, port := hostOf(token)
-			bare := strings.TrimSuffix(host, ".")
-			if port == "" && !strings.Contains(token, "://") && !strings.Contains(bare, ".") {
-				continue // a bare word (KYVERNO_SVC=kyverno-svc) names, it does not call: its DNS form is judged anyway
+	for _, call := range calls {
+		bare := strings.TrimSuffix(call.Host, ".")
+		for _, s := range services {
+			forms := s.forms(ns)
+			if s.namespace != "" {
+				forms = append(forms, s.name+"."+s.namespace+".svc."+strings.TrimSuffix(domain, "."))
 			}
-			for _, s := range services {
-				forms := s.forms(ctr.Namespace)
-				if s.namespace != "" {
-					forms = append(forms, s.name+"."+s.namespace+".svc."+strings.TrimSuffix(domain, "."))
-				}
-				if !slices.Contains(forms, bare) {
-					continue
-				}
-				if port != "" {
-					host += ":" + port
-				}
-				out = append(out, callHost{service: s, host: host, why: why})
+			if slices.Contains(forms, bare) {
+				out = append(out, callHost{service: s, host: call.HostPort(), why: call.Where})
 				break
 			}
 		}
 	}
-	for _, e := range ctr.Env {
-		if e.ValueFrom == nil && !slices.Contains(manifest.ProxyVariables, e.Name) {
-			named("env "+e.Name, e.Value)
-		}
-	}
-	for _, arg := range ctr.Command {
-		named("command", arg)
-	}
-	for _, arg := range ctr.Args {
-		named("args", arg)
-	}
 	return out
-}
-
-// hostOf reads the host (lower case) and port of a URL or host[:port] token.
-func hostOf(token string) (host, port string) {
-	if i := strings.Index(token, "://"); i >= 0 {
-		token = token[i+3:]
-	}
-	if i := strings.IndexAny(token, "/?#"); i >= 0 {
-		token = token[:i]
-	}
-	if i := strings.LastIndex(token, "@"); i >= 0 {
-		token = token[i+1:]
-	}
-	if i := strings.LastIndex(token, ":"); i >= 0 {
-		if _, err := strconv.Atoi(token[i+1:]); err == nil {
-			token, port = token[:i], token[i+1:]
-		}
-	}
-	return strings.ToLower(token), port
 }
 
 // clientVariables are the variables that decide where a client sends a request.

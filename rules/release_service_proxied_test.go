@@ -126,16 +126,3 @@ func TestReleaseServiceProxiedAcrossNamespaces(t *testing.T) {
 	require.Len(t, findings, 1)
 	assert.Contains(t, findings[0].Message, "Service api (api.shop: go, curl, wget, python-requests, python-urllib, python-httpx, deno, bun, php-guzzle, dotnet, grpc-core, grpc-go)")
 }
-
-func TestHostOf(t *testing.T) {
-	for token, want := range map[string][2]string{
-		"argocd-repo-server:8081":                {"argocd-repo-server", "8081"},
-		"https://argocd-dex-server:5556/api/dex": {"argocd-dex-server", "5556"},
-		"redis://user:pw@Redis.NS:6379":          {"redis.ns", "6379"},
-		"http://web.shop.svc.cluster.local.":     {"web.shop.svc.cluster.local.", ""},
-		"plain":                                  {"plain", ""},
-	} {
-		host, port := hostOf(token)
-		assert.Equal(t, want, [2]string{host, port}, token)
-	}
-}

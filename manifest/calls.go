@@ -1,0 +1,254 @@
+package manifest
+
+import (
+	"net"
+	"net/netip"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"golang.org/x/net/publicsuffix"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Call is a host a container calls, as the manifests show it.
+type Call struct {
+	Host   string // lower case, as written (a trailing dot kept: clients tell it apart); no brackets
+	Port   string // "" when not written
+	Scheme string // "http", "https", "grpc", "postgres" ...; "" when not written
+	// Where says where the manifests keep it: "env ES_URL", "args",
+	// "ConfigMap/temporal key config.yaml, mounted at /etc/temporal".
+	Where string
+}
+
+// Target is what a client is asked for: scheme://host[:port], http when the
+// scheme is not written.
+func (c Call) Target() string {
+	scheme := c.Scheme
+	if scheme == "" || !c.HTTP() {
+		scheme = "http"
+	}
+	host := c.Host
+	if c.Port != "" {
+		host = net.JoinHostPort(c.Host, c.Port)
+	} else if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return scheme + "://" + host
+}
+
+// HostPort is host[:port] as a NO_PROXY entry or a message writes it.
+func (c Call) HostPort() string {
+	if c.Port == "" {
+		return c.Host
+	}
+	return net.JoinHostPort(c.Host, c.Port)
+}
+
+// httpSchemes are those whose clients read the proxy variables (gRPC's too).
+var httpSchemes = []string{"http", "https", "ws", "wss", "grpc", "grpcs", "h2c"}
+
+// nonHTTPPorts are the well-known ports of databases and brokers, whose
+// clients never read HTTP_PROXY: a host:port there is no HTTP call.
+var nonHTTPPorts = []string{"22", "25", "53", "389", "636", "1433", "1521", "2181", "3306", "4222", "5432", "5671", "5672", "6379", "7000", "7001", "9042", "9092", "9093", "11211", "26379", "27017", "50000"}
+
+// HTTP tells whether an HTTP client makes the call, so that the proxy
+// variables decide its route: an http, https, ws or gRPC scheme, or none
+// written at a port that is no database's or broker's.
+func (c Call) HTTP() bool {
+	if c.Scheme != "" {
+		return slices.Contains(httpSchemes, c.Scheme)
+	}
+	return !slices.Contains(nonHTTPPorts, c.Port)
+}
+
+// InCluster tells whether only the cluster's DNS answers the host: a single
+// label (a Service called from its namespace), a name ending in .svc or the
+// cluster domain, or name.namespace: namespaces are those the caller knows of,
+// and a second label that is no public top-level domain counts as one too
+// (elasticsearch.search is not, since .search is a top-level domain).
+// Loopback and IP addresses are not: no-proxy-gap judges addresses.
+func (c Call) InCluster(domain string, namespaces ...string) bool {
+	host := strings.TrimSuffix(c.Host, ".")
+	if _, err := netip.ParseAddr(host); err == nil || host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return false
+	}
+	domain = strings.Trim(domain, ".")
+	labels := strings.Split(host, ".")
+	switch {
+	case len(labels) == 1:
+		return true
+	case labels[len(labels)-1] == "svc", domain != "" && strings.HasSuffix(host, "."+domain):
+		return true
+	case len(labels) == 2:
+		if slices.Contains(namespaces, labels[1]) {
+			return true
+		}
+		_, icann := publicsuffix.PublicSuffix(host)
+		return !icann
+	}
+	return false
+}
+
+// expansion is Kubernetes' $(VAR) reference in env values, command and args.
+var expansion = regexp.MustCompile(`\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)`)
+
+// expand replaces $(VAR) with the variable's value as the kubelet does: an
+// unknown reference stays as written, $$ is a literal $.
+func expand(text string, vars map[string]string) string {
+	if !strings.Contains(text, "$") {
+		return text
+	}
+	return expansion.ReplaceAllStringFunc(text, func(ref string) string {
+		if ref == "$$" {
+			return "$"
+		}
+		if v, ok := vars[ref[2:len(ref)-1]]; ok {
+			return v
+		}
+		return ref
+	})
+}
+
+// callVariables are the variables that set the proxy, not a call.
+var callVariables = append(slices.Clone(ProxyVariables), "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "GRPC_PROXY", "grpc_proxy", "ALL_PROXY", "all_proxy")
+
+// Calls lists the hosts a container calls, wherever the manifests keep them:
+// its env values ($(VAR) expanded, valueFrom keys read from the stream's
+// ConfigMaps and Secrets), envFrom sources, command and args, and the files of
+// the ConfigMaps and Secrets it mounts (YAML, JSON, INI, properties or plain
+// text: URLs, host:port, and a host key beside a port or scheme key). The proxy
+// variables themselves are not calls. Each host and port is listed once, where
+// it is first found, with its scheme when any place writes one.
+func (m *Manifests) Calls(ctr Container) []Call {
+	env := m.Environment(ctr)
+	var out []Call
+	add := func(where string, fs []found) {
+		for _, f := range fs {
+			out = append(out, Call{Host: f.host, Port: f.port, Scheme: f.scheme, Where: where})
+		}
+	}
+	ns := ctr.Namespace
+	for _, src := range ctr.EnvFrom {
+		kind, name := "ConfigMap", ""
+		switch {
+		case src.ConfigMapRef != nil:
+			name = src.ConfigMapRef.Name
+		case src.SecretRef != nil:
+			kind, name = "Secret", src.SecretRef.Name
+		}
+		data, _ := m.ObjectData(kind, name, ns)
+		for _, key := range sortedKeys(data) {
+			if !slices.Contains(callVariables, src.Prefix+key) {
+				add(kind+"/"+name+" key "+key+" (envFrom)", scanText(data[key]))
+			}
+		}
+	}
+	for _, e := range ctr.Env {
+		if slices.Contains(callVariables, e.Name) {
+			continue
+		}
+		switch {
+		case e.ValueFrom == nil:
+			add("env "+e.Name, scanText(expand(e.Value, env)))
+		case e.ValueFrom.ConfigMapKeyRef != nil || e.ValueFrom.SecretKeyRef != nil:
+			if v := m.ResolveEnv(Container{Namespace: ns, Container: corev1.Container{Env: []corev1.EnvVar{e}}}).Vars[e.Name]; v.Known() {
+				add("env "+e.Name+" ("+v.From+")", scanText(v.Value))
+			}
+		}
+	}
+	for _, list := range []struct {
+		name string
+		args []string
+	}{{"command", ctr.Command}, {"args", ctr.Args}} {
+		for _, arg := range list.args {
+			add(list.name, scanText(expand(arg, env)))
+		}
+	}
+	for _, mount := range ctr.VolumeMounts {
+		for _, src := range mountedSources(ctr.Volumes, mount.Name) {
+			data, _ := m.ObjectData(src.kind, src.name, ns)
+			for _, key := range sortedKeys(data) {
+				if src.items != nil && !slices.Contains(src.items, key) {
+					continue
+				}
+				if mount.SubPath != "" && mount.SubPath != key && !slices.Contains(src.paths, mount.SubPath) {
+					continue
+				}
+				add(src.kind+"/"+src.name+" key "+key+", mounted at "+mount.MountPath, scanFile(data[key]))
+			}
+		}
+	}
+	return dedupeCalls(out)
+}
+
+// source is a ConfigMap or Secret a volume projects, with the keys it picks.
+type source struct {
+	kind, name   string
+	items, paths []string // nil: every key
+}
+
+// mountedSources are the ConfigMaps and Secrets behind the named volume.
+func mountedSources(volumes []corev1.Volume, name string) []source {
+	pick := func(items []corev1.KeyToPath) (keys, paths []string) {
+		for _, it := range items {
+			keys, paths = append(keys, it.Key), append(paths, it.Path)
+		}
+		return keys, paths
+	}
+	var out []source
+	for _, v := range volumes {
+		if v.Name != name {
+			continue
+		}
+		switch {
+		case v.ConfigMap != nil:
+			keys, paths := pick(v.ConfigMap.Items)
+			out = append(out, source{"ConfigMap", v.ConfigMap.Name, keys, paths})
+		case v.Secret != nil:
+			keys, paths := pick(v.Secret.Items)
+			out = append(out, source{"Secret", v.Secret.SecretName, keys, paths})
+		case v.Projected != nil:
+			for _, p := range v.Projected.Sources {
+				if p.ConfigMap != nil {
+					keys, paths := pick(p.ConfigMap.Items)
+					out = append(out, source{"ConfigMap", p.ConfigMap.Name, keys, paths})
+				}
+				if p.Secret != nil {
+					keys, paths := pick(p.Secret.Items)
+					out = append(out, source{"Secret", p.Secret.Name, keys, paths})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// dedupeCalls keeps each host and port once, where first found, with the
+// scheme any place wrote for it.
+func dedupeCalls(calls []Call) []Call {
+	index := map[string]int{}
+	var out []Call
+	for _, c := range calls {
+		key := c.Host + "\x00" + c.Port
+		if i, seen := index[key]; seen {
+			if out[i].Scheme == "" {
+				out[i].Scheme = c.Scheme
+			}
+			continue
+		}
+		index[key] = len(out)
+		out = append(out, c)
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

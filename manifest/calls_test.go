@@ -1,0 +1,175 @@
+package manifest
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// callsStream keeps its calls where published charts keep theirs: a config file
+// with the scheme and host on neighbouring keys (Temporal), a JCasC-style YAML
+// with the API server's URL (Jenkins), an envFrom ConfigMap (Harbor), env with
+// $(VAR), args, an INI and a properties file; and text that names no call.
+const callsStream = `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: server-config, namespace: temporal}
+data:
+  config.yaml: |
+    persistence:
+      visibilityStore: es
+      datastores:
+        es:
+          elasticsearch:
+            url:
+              scheme: http
+              host: "elasticsearch-master:9200"
+        sql:
+          sql:
+            connectAddr: "postgres-postgresql:5432"
+            connectProtocol: tcp
+    publicClient:
+      hostPort: "temporal-frontend:7233"
+    image: "temporalio/server:1.25"
+    schedule: "12:30"
+  jcasc.yaml: |
+    jenkins:
+      clouds:
+        - kubernetes:
+            serverUrl: "https://kubernetes.default"
+            jenkinsUrl: "http://jenkins:8080"
+            templates:
+              - containers:
+                  - image: "jenkins/inbound-agent:3261.v9c670a_4748a_9-1"
+  app.ini: |
+    [database]
+    host = mysql-primary
+    port = 3306
+    [cache]
+    server = redis
+    [search]
+    server = nginx
+  app.properties: |
+    registry.url=https://harbor-core.registry.svc:443/api
+    listen.address=:8080
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: core-env, namespace: temporal}
+data:
+  HTTP_PROXY: http://corp-proxy:3128
+  NO_PROXY: .internal,core
+  TOKEN_SERVICE_URL: http://harbor-core:80/service/token
+  PORTAL_TITLE: Harbor
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: db, namespace: temporal}
+stringData:
+  url: postgres://app:s3cret@pg-cluster-rw.databases:5432/app
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: history, namespace: temporal}
+spec:
+  template:
+    spec:
+      volumes:
+        - name: config
+          configMap:
+            name: server-config
+            items: [{key: config.yaml, path: config_template.yaml}, {key: jcasc.yaml, path: casc.yaml}, {key: app.ini, path: app.ini}, {key: app.properties, path: app.properties}]
+      containers:
+        - name: history
+          image: temporalio/server:1.25.1
+          envFrom: [{configMapRef: {name: core-env}}]
+          env:
+            - {name: HTTPS_PROXY, value: "http://corp-proxy:3128"}
+            - {name: ES_HOST, value: opensearch}
+            - {name: ES_URL, value: "https://$(ES_HOST):9200/_bulk"}
+            - {name: DATABASE_URL, valueFrom: {secretKeyRef: {name: db, key: url}}}
+            - {name: GREETING, value: "hello: world, at 10:30"}
+          command: ["/bin/sh", "-c", "until nc -z temporal-frontend.temporal 7233; do sleep 1; done"]
+          args: ["--peer=http://matching.temporal.svc.cluster.local:7235", "--port=8080", "--bind=:9090"]
+          volumeMounts:
+            - {name: config, mountPath: /etc/temporal/config}
+`
+
+func TestCalls(t *testing.T) {
+	m, err := Parse(callsStream)
+	require.NoError(t, err)
+	ctrs := m.Containers()
+	require.Len(t, ctrs, 1)
+	got := map[string]Call{}
+	for _, c := range m.Calls(ctrs[0]) {
+		got[c.HostPort()] = c
+	}
+	mounted := "ConfigMap/server-config key "
+	want := map[string]Call{
+		"harbor-core:80":                           {Scheme: "http", Where: "ConfigMap/core-env key TOKEN_SERVICE_URL (envFrom)"},
+		"opensearch:9200":                          {Scheme: "https", Where: "env ES_URL"},
+		"pg-cluster-rw.databases:5432":             {Scheme: "postgres", Where: "env DATABASE_URL (Secret/db)"},
+		"matching.temporal.svc.cluster.local:7235": {Scheme: "http", Where: "args"},
+		"elasticsearch-master:9200":                {Scheme: "http", Where: mounted + "config.yaml, mounted at /etc/temporal/config"},
+		"postgres-postgresql:5432":                 {Where: mounted + "config.yaml, mounted at /etc/temporal/config"},
+		"temporal-frontend:7233":                   {Where: mounted + "config.yaml, mounted at /etc/temporal/config"},
+		"kubernetes.default":                       {Scheme: "https", Where: mounted + "jcasc.yaml, mounted at /etc/temporal/config"},
+		"jenkins:8080":                             {Scheme: "http", Where: mounted + "jcasc.yaml, mounted at /etc/temporal/config"},
+		"mysql-primary:3306":                       {Where: mounted + "app.ini, mounted at /etc/temporal/config"},
+		"harbor-core.registry.svc:443":             {Scheme: "https", Where: mounted + "app.properties, mounted at /etc/temporal/config"},
+	}
+	for hostPort, c := range want {
+		g, ok := got[hostPort]
+		if assert.True(t, ok, "%s not found; found %v", hostPort, got) {
+			assert.Equal(t, c.Scheme, g.Scheme, hostPort)
+			assert.Equal(t, c.Where, g.Where, hostPort)
+		}
+	}
+	// nothing else: the proxy variables, image tags, times, a bare word
+	// without a port (server = nginx, ES_HOST before its expansion), listen
+	// addresses and flags are no calls; nc's "host port" is not read either
+	for hostPort := range got {
+		_, ok := want[hostPort]
+		assert.True(t, ok, "%s is no call (%s)", hostPort, got[hostPort].Where)
+	}
+	// the password of DATABASE_URL is nowhere in a call
+	for _, c := range got {
+		assert.NotContains(t, c.Host+c.Where, "s3cret")
+	}
+}
+
+func TestCallHTTPAndInCluster(t *testing.T) {
+	for _, tc := range []struct {
+		call      Call
+		http, in  bool
+		namespace []string
+	}{
+		{Call{Host: "elasticsearch-master", Port: "9200"}, true, true, nil},
+		{Call{Host: "postgres-postgresql", Port: "5432"}, false, true, nil},
+		{Call{Host: "pg", Port: "5432", Scheme: "http"}, true, true, nil},
+		{Call{Host: "kubernetes.default", Scheme: "https"}, true, true, nil},
+		{Call{Host: "es.search"}, true, true, []string{"search"}},
+		{Call{Host: "es.search"}, true, false, nil}, // .search is a top-level domain
+		{Call{Host: "es.databases"}, true, true, nil},
+		{Call{Host: "api.example.com", Scheme: "https"}, true, false, nil},
+		{Call{Host: "a.b.svc", Scheme: "grpc"}, true, true, nil},
+		{Call{Host: "a.b.svc.cluster.local"}, true, true, nil},
+		{Call{Host: "10.96.0.1", Port: "443"}, true, false, nil},
+		{Call{Host: "localhost", Port: "8080"}, true, false, nil},
+		{Call{Host: "redis", Scheme: "redis"}, false, true, nil},
+	} {
+		assert.Equal(t, tc.http, tc.call.HTTP(), "%+v HTTP", tc.call)
+		assert.Equal(t, tc.in, tc.call.InCluster("cluster.local", tc.namespace...), "%+v in cluster", tc.call)
+	}
+	assert.Equal(t, "http://[fd00::1]:80", Call{Host: "fd00::1", Port: "80"}.Target())
+	assert.Equal(t, "https://kubernetes.default", Call{Host: "kubernetes.default", Scheme: "https"}.Target())
+	assert.Equal(t, "http://pg:5432", Call{Host: "pg", Port: "5432", Scheme: "postgres"}.Target())
+}
+
+func TestExpand(t *testing.T) {
+	vars := map[string]string{"HOST": "es", "PORT": "9200"}
+	assert.Equal(t, "http://es:9200", expand("http://$(HOST):$(PORT)", vars))
+	assert.Equal(t, "$(UNKNOWN)", expand("$(UNKNOWN)", vars))
+	assert.Equal(t, "$(HOST)", expand("$$(HOST)", vars))
+}

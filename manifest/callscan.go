@@ -1,0 +1,189 @@
+package manifest
+
+import (
+	"encoding/json"
+	"net/netip"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// found is a host a text names as called: a URL, a host:port, or a host key
+// beside a port or scheme key.
+type found struct{ host, port, scheme string }
+
+var (
+	// urlPattern: scheme://[userinfo@]host[:port], the host a DNS name or a
+	// bracketed IPv6 address.
+	urlPattern = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]{0,15})://(?:[^\s/@"'<>]*@)?(\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9])?\.?)(?::(\d{1,5}))?`)
+	// hostPortPattern: host:port standing alone (between quotes, after = or a
+	// space ...), so that an image tag (nginx:1.25) or a time (12:30) is not one.
+	hostPortPattern = regexp.MustCompile(`(?i)(?:^|[\s"'=,;(\[{])((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.?):(\d{2,5})(?:$|[\s"',;)\]}/])`)
+	// linePair: key = value, key: value (INI, properties, plain YAML-ish lines).
+	linePair = regexp.MustCompile(`^\s*([A-Za-z0-9_.\-]+)\s*[=:]\s*"?([^"#;]*?)"?\s*$`)
+	// hostKey names a key whose value is a host: host, hostname, server,
+	// address, addr, endpoint (and db_host, esHost, serverAddress ...).
+	hostKey = regexp.MustCompile(`(?i)(^|[_.-])(host|hostname|server|address|addr|endpoint)s?$|[a-z](Host|Hostname|Server|Address|Addr|Endpoint)s?$`)
+	// dnsName is a host name as written in a config value.
+	dnsName = regexp.MustCompile(`(?i)^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.?$`)
+)
+
+// scanText finds the URLs and host:port forms of a text.
+func scanText(text string) []found {
+	var out []found
+	for _, m := range urlPattern.FindAllStringSubmatchIndex(text, -1) {
+		scheme, host := strings.ToLower(text[m[2]:m[3]]), text[m[4]:m[5]]
+		port := ""
+		if m[6] >= 0 {
+			port = text[m[6]:m[7]]
+		}
+		if f, ok := newFound(host, port, scheme); ok {
+			out = append(out, f)
+		}
+	}
+	// what the URLs hold is not read twice as host:port
+	rest := urlPattern.ReplaceAllStringFunc(text, func(s string) string { return strings.Repeat(" ", len(s)) })
+	for _, m := range hostPortPattern.FindAllStringSubmatch(rest, -1) {
+		if f, ok := newFound(m[1], m[2], ""); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// newFound checks a host and port as read: a name with a letter in it (12:30 is
+// no host) or an IP address, and a port a service listens on.
+func newFound(host, port, scheme string) (found, bool) {
+	host = strings.ToLower(strings.Trim(host, "[]"))
+	if strings.TrimSuffix(host, ".") == "" {
+		return found{}, false
+	}
+	if port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 20 || n > 65535 {
+			return found{}, false
+		}
+	}
+	if _, err := netip.ParseAddr(host); err != nil && (!dnsName.MatchString(host) || !strings.ContainsAny(host, "abcdefghijklmnopqrstuvwxyz")) {
+		return found{}, false
+	}
+	return found{host: host, port: port, scheme: scheme}, true
+}
+
+// scanFile finds the calls of a mounted file: a YAML or JSON document is walked
+// (every string scanned, and each map's host keys read with the port and scheme
+// keys beside them); anything else (INI, properties, XML, plain text) is scanned
+// as text, and its key = value lines read the same way, section by section.
+func scanFile(content string) []found {
+	var doc any
+	if err := yaml.Unmarshal([]byte(content), &doc); err == nil {
+		_, isMap := doc.(map[string]any)
+		_, isList := doc.([]any)
+		// an INI file's [section] reads as a YAML list: a list counts as YAML only
+		// when it is written as one, or as JSON
+		if isMap || isList && (strings.HasPrefix(strings.TrimSpace(content), "-") || json.Valid([]byte(content))) {
+			var out []found
+			walk(doc, &out)
+			return out
+		}
+	}
+	out := scanText(content)
+	section := map[string]string{}
+	flush := func() {
+		out = append(out, neighbours(section)...)
+		section = map[string]string{}
+	}
+	for _, line := range strings.Split(content, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "[") || trimmed == "" {
+			flush()
+			continue
+		}
+		if m := linePair.FindStringSubmatch(line); m != nil {
+			section[m[1]] = strings.TrimSpace(m[2])
+		}
+	}
+	flush()
+	return out
+}
+
+// walk collects the calls of a decoded YAML tree.
+func walk(node any, out *[]found) {
+	switch n := node.(type) {
+	case map[string]any:
+		strs := map[string]string{}
+		for k, v := range n {
+			switch s := v.(type) {
+			case string:
+				strs[k] = s
+				*out = append(*out, scanText(s)...)
+			case float64, int64, int:
+				strs[k] = strconv.FormatFloat(toFloat(s), 'f', -1, 64)
+			default:
+				walk(v, out)
+			}
+		}
+		*out = append(*out, neighbours(strs)...)
+	case []any:
+		for _, v := range n {
+			walk(v, out)
+		}
+	case string:
+		*out = append(*out, scanText(n)...)
+	}
+}
+
+func toFloat(v any) float64 {
+	switch n := v.(type) {
+	case float64:
+		return n
+	case int64:
+		return float64(n)
+	case int:
+		return float64(n)
+	}
+	return 0
+}
+
+// neighbours reads the host keys of one map or section. A host:port value is
+// found by scanText already; here it gets the scheme key beside it. A bare
+// name counts only with a port or scheme key beside it (server: nginx is a
+// name, not a call), or when it is dotted (host: es.search.svc).
+func neighbours(pairs map[string]string) []found {
+	port, scheme := "", ""
+	for k, v := range pairs {
+		switch strings.ToLower(k) {
+		case "port":
+			port = v
+		case "scheme", "protocol":
+			scheme = strings.ToLower(v)
+		}
+	}
+	var out []found
+	for k, v := range pairs {
+		if !hostKey.MatchString(k) || v == "" {
+			continue
+		}
+		if strings.Contains(v, "://") {
+			continue // a URL: scanText read it, scheme and all
+		}
+		host, p, hasPort := strings.Cut(v, ":")
+		if hasPort {
+			if scheme == "" {
+				continue
+			}
+			if f, ok := newFound(host, p, scheme); ok {
+				out = append(out, f)
+			}
+			continue
+		}
+		if port == "" && scheme == "" && !strings.Contains(strings.TrimSuffix(v, "."), ".") {
+			continue
+		}
+		if f, ok := newFound(v, port, scheme); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}

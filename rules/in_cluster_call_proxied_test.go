@@ -1,0 +1,81 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit/manifest"
+)
+
+// temporalLike keeps its calls in a mounted config file, as Temporal's chart
+// does: another release's Elasticsearch and PostgreSQL by their short names
+// (scheme and host on neighbouring keys), and the API server as Jenkins' JCasC
+// names it; its own frontend is a Service of the render.
+func temporalLike(noProxy string) string {
+	config := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: config, namespace: temporal}\ndata:\n  config.yaml: |\n" +
+		"    elasticsearch: {url: {scheme: http, host: \"elasticsearch-master:9200\"}}\n" +
+		"    sql: {connectAddr: \"postgres-postgresql:5432\"}\n" +
+		"    frontend: \"http://temporal-frontend:7233\"\n" +
+		"    kubernetes: {serverUrl: \"https://kubernetes.default\"}\n" +
+		"    search: \"http://opensearch.search:9200\"\n" +
+		"    public: \"https://api.github.com\"\n"
+	deploy := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: history, namespace: temporal}\nspec:\n  template:\n    spec:\n" +
+		"      volumes: [{name: config, configMap: {name: config}}]\n      containers:\n        - name: history\n          image: x\n" +
+		"          volumeMounts: [{name: config, mountPath: /etc/temporal}]\n          env:\n" + indent(plainEnv("http://proxy:3128", noProxy), "            ")
+	svc := "apiVersion: v1\nkind: Service\nmetadata: {name: temporal-frontend, namespace: temporal}\nspec: {ports: [{port: 7233}]}\n"
+	search := "apiVersion: v1\nkind: Namespace\nmetadata: {name: search}\n"
+	return strings.Join([]string{config, deploy, svc, search}, "---\n")
+}
+
+func inClusterFindings(t *testing.T, stream string, opts ...Option) []Finding {
+	t.Helper()
+	m, err := manifest.Parse(stream)
+	require.NoError(t, err)
+	var out []Finding
+	for _, f := range Check(m, append([]Option{WithCluster(testCluster)}, opts...)...) {
+		if f.Rule == RuleInClusterCallProxied {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func TestInClusterCallProxied(t *testing.T) {
+	ownServices := ",temporal-frontend,temporal-frontend.temporal,temporal-frontend.temporal.svc"
+	findings := inClusterFindings(t, temporalLike(goodNoProxy+ownServices))
+	require.Len(t, findings, 1)
+	msg := findings[0].Message
+	where := " (ConfigMap/config key config.yaml, mounted at /etc/temporal): "
+	assert.Contains(t, msg, "elasticsearch-master:9200"+where+"go, curl, wget", "another release's Service, called from a mounted file")
+	assert.Contains(t, msg, "opensearch.search:9200"+where, "name.namespace of a namespace the render creates")
+	assert.NotContains(t, msg, "postgres", "PostgreSQL's client reads no proxy variable")
+	assert.NotContains(t, msg, "kubernetes.default", "the library's NO_PROXY names the API server so")
+	assert.NotContains(t, msg, "temporal-frontend", "the render's own Service is release-service-proxied's")
+	assert.NotContains(t, msg, "github", "a public host goes through the proxy, as it should")
+	assert.NotContains(t, msg, "proxy:3128", "the proxy itself is no call")
+	assert.Contains(t, msg, "proxykit inject")
+
+	// a NO_PROXY without the API server's short names: Jenkins' default URL is proxied
+	handWritten := strings.Replace(goodNoProxy, "kubernetes,kubernetes.default,kubernetes.default.svc,", "", 1)
+	findings = inClusterFindings(t, temporalLike(handWritten+ownServices+",elasticsearch-master,opensearch.search"))
+	require.Len(t, findings, 1)
+	assert.Contains(t, findings[0].Message, "kubernetes.default (ConfigMap/config key config.yaml, mounted at /etc/temporal): ")
+	assert.NotContains(t, findings[0].Message, "elasticsearch-master")
+
+	// every call named: nothing left
+	assert.Empty(t, inClusterFindings(t, temporalLike(goodNoProxy+ownServices+",elasticsearch-master,opensearch.search")))
+
+	// on a live cluster the advice is an operator's
+	findings = inClusterFindings(t, temporalLike(goodNoProxy+ownServices), OnLiveCluster())
+	require.Len(t, findings, 1)
+	assert.Contains(t, findings[0].Message, "proxy.noProxy in the values of the policy")
+}
+
+// A container that shows no proxy variable is missing-proxy-env's, not judged here.
+func TestInClusterCallProxiedNeedsProxyVariables(t *testing.T) {
+	stream := strings.Replace(temporalLike(goodNoProxy), "          env:\n", "          env: []\n          x-env:\n", 1)
+	assert.Empty(t, inClusterFindings(t, stream))
+}
