@@ -8,7 +8,10 @@
 // and in order, an own proxy variable kept unless policy.overrideExisting, the
 // opt-out annotations honoured, proxy.runtimes and the trusted CA applied, and
 // credentials only through a Secret the output carries (or proxy.existingSecret).
-// Every Service of the stream is added to NO_PROXY in the forms a Pod calls it by.
+// Every Service of the stream is added to NO_PROXY in the forms a Pod calls it
+// by, and every host the containers call that only the cluster's DNS answers (a
+// single label, name.namespace: another release's Service), wherever they keep
+// the call (env, envFrom, args, mounted config files).
 // Every other object is written back as it was; injecting twice equals injecting
 // once.
 package inject
@@ -46,6 +49,7 @@ type Options struct {
 type Result struct {
 	Containers int      // containers that got the proxy
 	Services   []string // the Services added to NO_PROXY, "namespace/name"
+	Called     []string // the hosts the containers call, added to NO_PROXY: single labels and name.namespace
 	Secrets    []string // the proxy Secrets added, "namespace/name"
 }
 
@@ -185,6 +189,9 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 		return nil, result, err
 	}
 	result.Services = services
+	if result.Called = calledHosts(docs, opts.Namespace); len(result.Called) > 0 {
+		hosts = strings.TrimPrefix(hosts+","+strings.Join(result.Called, ","), ",")
+	}
 	release := opts.Release
 	if release == "" {
 		release = releaseOf(docs)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -70,6 +71,9 @@ func (o *injectOptions) run(context.Context) error {
 	}
 	if !o.quiet {
 		fmt.Fprintf(o.ErrOut, "proxykit inject: %d containers, %d Services in NO_PROXY, %d Secrets added\n", result.Containers, len(result.Services), len(result.Secrets))
+		if len(result.Called) > 0 {
+			fmt.Fprintf(o.ErrOut, "proxykit inject: hosts the containers call, in NO_PROXY: %s\n", strings.Join(result.Called, ", "))
+		}
 	}
 	return nil
 }

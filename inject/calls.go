@@ -1,0 +1,54 @@
+package inject
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/proxykit/proxykit/manifest"
+)
+
+// calledHosts are the hosts the stream's containers call (manifest's call
+// reader: env, envFrom, command, args, mounted config files) that only the
+// cluster's DNS answers and that no NO_PROXY suffix of the library covers: a
+// single label (another release's Service, called from its namespace) and
+// name.namespace. Sorted, each once. A name ending in .svc or the cluster
+// domain is the library's .svc and domain entries'.
+func calledHosts(docs []document, namespace string) []string {
+	m := &manifest.Manifests{Namespace: namespace}
+	for _, doc := range docs {
+		switch {
+		case doc.object == nil:
+		case doc.kind() == "ConfigMap", doc.kind() == "Secret", doc.kind() == "Namespace":
+		default:
+			if _, ok := manifest.FindPodTemplate(doc.object); !ok {
+				continue
+			}
+		}
+		one, err := manifest.FromObjects(doc.object)
+		if err != nil {
+			continue // a pod template that does not decode gets no call read; the API server refuses it anyway
+		}
+		m.Objects = append(m.Objects, one.Objects...)
+	}
+	var namespaces []string
+	for _, o := range m.Objects {
+		if ns := m.NamespaceOf(o); ns != "" && !slices.Contains(namespaces, ns) {
+			namespaces = append(namespaces, ns)
+		}
+		if o.Kind == "Namespace" {
+			namespaces = append(namespaces, o.Name)
+		}
+	}
+	var out []string
+	for _, c := range m.Containers() {
+		for _, call := range m.Calls(c) {
+			host := strings.TrimSuffix(call.Host, ".")
+			if strings.Count(host, ".") > 1 || strings.HasSuffix(host, ".svc") || !call.InCluster("", namespaces...) || slices.Contains(out, host) {
+				continue
+			}
+			out = append(out, host)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

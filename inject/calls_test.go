@@ -1,0 +1,77 @@
+package inject
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit/rules"
+)
+
+// calling keeps its calls where Temporal's and Jenkins' charts keep theirs:
+// another release's Services by short name in a mounted config file (scheme and
+// host on neighbouring keys), the API server as JCasC names it, a Service of a
+// namespace the stream creates, and an env URL with $(VAR).
+const calling = `apiVersion: v1
+kind: Namespace
+metadata: {name: search}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: config, namespace: temporal}
+data:
+  config.yaml: |
+    elasticsearch: {url: {scheme: http, host: "elasticsearch-master:9200"}}
+    sql: {connectAddr: "postgres-postgresql:5432"}
+    kubernetes: {serverUrl: "https://kubernetes.default"}
+    search: "http://opensearch.search:9200"
+    public: "https://api.github.com"
+    fqdn: "http://vault.vault.svc:8200"
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: history, namespace: temporal}
+spec:
+  template:
+    spec:
+      volumes: [{name: config, configMap: {name: config}}]
+      containers:
+        - name: history
+          image: x
+          env:
+            - {name: REGISTRY, value: schema-registry}
+            - {name: REGISTRY_URL, value: "http://$(REGISTRY):8081"}
+          volumeMounts: [{name: config, mountPath: /etc/temporal}]
+`
+
+func TestStreamCoversCalls(t *testing.T) {
+	out, result := run(t, plainValues, calling, Options{Namespace: "temporal"})
+	assert.Equal(t, []string{"elasticsearch-master", "kubernetes.default", "opensearch.search", "postgres-postgresql", "schema-registry"}, result.Called,
+		"single labels and name.namespace: not the public host, not a .svc name (the library's .svc covers it)")
+	m := parse(t, out, "temporal")
+	got := env(t, m, "Deployment/history", "history")["NO_PROXY"].Value
+	for _, host := range result.Called {
+		assert.Contains(t, strings.Split(got, ","), host)
+	}
+	assert.Equal(t, 1, strings.Count(got, ",kubernetes.default,"), "the library's own entry is not repeated")
+	assert.NotContains(t, got, "github")
+	for _, f := range rules.Check(m.Manifests, rules.WithCluster(m.Cluster)) {
+		assert.NotEqual(t, rules.RuleInClusterCallProxied, f.Rule, "%s", f)
+	}
+
+	// without the calls in NO_PROXY check finds them, and names the file
+	handWritten := strings.NewReplacer(",elasticsearch-master", "", ",opensearch.search", "", ",schema-registry", "").Replace(out)
+	m = parse(t, handWritten, "temporal")
+	var msgs []string
+	for _, f := range rules.Check(m.Manifests) {
+		if f.Rule == rules.RuleInClusterCallProxied {
+			msgs = append(msgs, f.Message)
+		}
+	}
+	require.Len(t, msgs, 1)
+	for _, want := range []string{"elasticsearch-master:9200 (ConfigMap/config key config.yaml, mounted at /etc/temporal)", "opensearch.search:9200 (ConfigMap/config key config.yaml", "schema-registry:8081 (env REGISTRY_URL)"} {
+		assert.Contains(t, msgs[0], want)
+	}
+}
