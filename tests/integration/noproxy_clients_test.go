@@ -115,12 +115,15 @@ var realClientTargets = []string{
 	"http://web.shop.svc.cluster.local:8080/", "http://web.shop.svc.cluster.local.:8080/",
 	"http://api.corp.example:8080/", "http://corp.example:8080/", "http://badcorp.example:8080/",
 	"http://registry.local:5000/", "http://registry.local:8080/",
+	// the API server as Jenkins' JCasC calls it, another release's Service by its short name
+	"http://kubernetes.default:8080/", "http://elasticsearch-master:8080/",
 }
 
 const realClientHosts = `127.0.0.1 localhost
 ::1 localhost
 10.96.0.10 web.shop.svc.cluster.local web.shop.svc.cluster.local.
 10.96.0.11 api.corp.example corp.example badcorp.example registry.local
+10.96.0.12 kubernetes.default elasticsearch-master
 `
 
 // realClients are the HTTP clients the suite runs: every client but the ones
@@ -403,7 +406,7 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 		}
 	}
 	out := netns{
-		Addrs:     []string{"10.96.0.1", "10.96.0.10", "10.96.0.11", "10.244.3.7", "fd00:10:96::1", "fd00:10:244::5"},
+		Addrs:     []string{"10.96.0.1", "10.96.0.10", "10.96.0.11", "10.96.0.12", "10.244.3.7", "fd00:10:96::1", "fd00:10:244::5"},
 		Hosts:     realClientHosts,
 		EchoPorts: []string{"8080", "5000"},
 	}.run(t, script.String())
