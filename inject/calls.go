@@ -12,8 +12,40 @@ import (
 // cluster's DNS answers and that no NO_PROXY suffix of the library covers: a
 // single label (another release's Service, called from its namespace) and
 // name.namespace. Sorted, each once. A name ending in .svc or the cluster
-// domain is the library's .svc and domain entries'.
-func calledHosts(docs []document, namespace string) []string {
+// domain is the library's .svc and domain entries', the stream's Services
+// ("namespace/name") serviceHosts'.
+func calledHosts(m *manifest.Manifests, services []string) []string {
+	var namespaces []string
+	for _, o := range m.Objects {
+		if ns := m.NamespaceOf(o); ns != "" && !slices.Contains(namespaces, ns) {
+			namespaces = append(namespaces, ns)
+		}
+		if o.Kind == "Namespace" {
+			namespaces = append(namespaces, o.Name)
+		}
+	}
+	covered := map[string]bool{} // the Services' own forms, which serviceHosts added
+	for _, s := range services {
+		ns, name, _ := strings.Cut(s, "/")
+		covered[name], covered[name+"."+ns] = true, true
+	}
+	var out []string
+	for _, c := range m.Containers() {
+		for _, call := range m.Calls(c) {
+			host := strings.TrimSuffix(call.Host, ".")
+			if strings.Count(host, ".") > 1 || strings.HasSuffix(host, ".svc") || covered[host] || !call.InCluster("", namespaces...) || slices.Contains(out, host) {
+				continue
+			}
+			out = append(out, host)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// streamView reads the stream's ConfigMaps, Secrets, Namespaces and pod
+// templates as manifests: what the call reader and envFrom read.
+func streamView(docs []document, namespace string) *manifest.Manifests {
 	m := &manifest.Manifests{Namespace: namespace}
 	for _, doc := range docs {
 		switch {
@@ -30,25 +62,5 @@ func calledHosts(docs []document, namespace string) []string {
 		}
 		m.Objects = append(m.Objects, one.Objects...)
 	}
-	var namespaces []string
-	for _, o := range m.Objects {
-		if ns := m.NamespaceOf(o); ns != "" && !slices.Contains(namespaces, ns) {
-			namespaces = append(namespaces, ns)
-		}
-		if o.Kind == "Namespace" {
-			namespaces = append(namespaces, o.Name)
-		}
-	}
-	var out []string
-	for _, c := range m.Containers() {
-		for _, call := range m.Calls(c) {
-			host := strings.TrimSuffix(call.Host, ".")
-			if strings.Count(host, ".") > 1 || strings.HasSuffix(host, ".svc") || !call.InCluster("", namespaces...) || slices.Contains(out, host) {
-				continue
-			}
-			out = append(out, host)
-		}
-	}
-	slices.Sort(out)
-	return out
+	return m
 }

@@ -50,7 +50,11 @@ type Result struct {
 	Containers int      // containers that got the proxy
 	Services   []string // the Services added to NO_PROXY, "namespace/name"
 	Called     []string // the hosts the containers call, added to NO_PROXY: single labels and name.namespace
-	Secrets    []string // the proxy Secrets added, "namespace/name"
+	// Notes say what became of containers' own proxy settings where the
+	// cluster's were not simply added: an own value replaced (policy.overrideExisting),
+	// an own NO_PROXY kept without the cluster's entries (policy.mergeNoProxy merges them).
+	Notes   []string
+	Secrets []string // the proxy Secrets added, "namespace/name"
 }
 
 // document is one YAML document of the stream, as read.
@@ -189,7 +193,8 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 		return nil, result, err
 	}
 	result.Services = services
-	if result.Called = calledHosts(docs, opts.Namespace); len(result.Called) > 0 {
+	view := streamView(docs, opts.Namespace)
+	if result.Called = calledHosts(view, services); len(result.Called) > 0 {
 		hosts = strings.TrimPrefix(hosts+","+strings.Join(result.Called, ","), ",")
 	}
 	release := opts.Release
@@ -200,11 +205,16 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	if err != nil {
 		return nil, result, err
 	}
-	override, err := overrideExisting(opts.Values)
+	override, err := policyFlag(opts.Values, "overrideExisting")
 	if err != nil {
 		return nil, result, err
 	}
 	override = override && !inj.credentials
+	merge, err := policyFlag(opts.Values, "mergeNoProxy")
+	if err != nil {
+		return nil, result, err
+	}
+	merged := func(own string) (string, error) { return i.noProxyWith(hosts, release, own) }
 
 	var out []string
 	secretsWanted := map[string]bool{} // namespace ("" for the release's) with a Secret needed -> a Helm hook reads it
@@ -212,7 +222,10 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 		changed, n := false, 0
 		if doc.object != nil && inj.enabled {
 			if tmpl, ok := manifest.FindPodTemplate(doc.object); ok {
-				changed, n, err = inj.podTemplate(tmpl, override)
+				var notes []string
+				changed, n, notes, err = inj.podTemplate(tmpl, containerOptions{override: override, merge: merge, view: view,
+					namespace: doc.namespace(opts.Namespace), where: doc.kind() + "/" + doc.meta("name"), merged: merged})
+				result.Notes = append(result.Notes, notes...)
 				if err != nil {
 					return nil, result, fmt.Errorf("%s %s: %w", doc.kind(), doc.meta("name"), err)
 				}
@@ -254,18 +267,46 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	return []byte(b.String()), result, nil
 }
 
-// overrideExisting reads policy.overrideExisting, the proxy-policies key.
-func overrideExisting(values map[string]any) (bool, error) {
+// policyFlag reads policy.<key> (overrideExisting, mergeNoProxy), the proxy-policies keys.
+func policyFlag(values map[string]any, key string) (bool, error) {
 	policy, _ := values["policy"].(map[string]any)
-	v, ok := policy["overrideExisting"]
+	v, ok := policy[key]
 	if !ok || v == nil {
 		return false, nil
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, fmt.Errorf("policy.overrideExisting must be true or false, got %T", v)
+		return false, fmt.Errorf("policy.%s must be true or false, got %T", key, v)
 	}
 	return b, nil
+}
+
+// noProxyWith is the library's NO_PROXY for the stream (hosts: its Services and
+// calls) with the entries of an own NO_PROXY too: one composition, the
+// library's. An own value that holds nothing is returned as it is; so is any
+// own value when the library's NO_PROXY is not a plain value (proxy.existingSecret).
+func (i *Injector) noProxyWith(hosts, release, own string) (string, error) {
+	var entries []string
+	for _, e := range strings.Split(own, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) == 0 {
+		return own, nil
+	}
+	inj, err := i.render(strings.TrimPrefix(hosts+","+strings.Join(entries, ","), ","), release)
+	if err != nil {
+		return "", err
+	}
+	for _, e := range inj.env {
+		if e["name"] == "NO_PROXY" {
+			if v, ok := e["value"].(string); ok {
+				return v, nil
+			}
+		}
+	}
+	return own, nil
 }
 
 // serviceHosts are the NO_PROXY entries for the stream's Services, written by the

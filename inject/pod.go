@@ -13,12 +13,12 @@ var containerLists = []string{"initContainers", "containers", "ephemeralContaine
 
 // podTemplate injects into one pod template, in place: what the policies do at
 // admission. It tells whether anything changed and how many containers it injected.
-func (inj *injection) podTemplate(tmpl map[string]any, override bool) (bool, int, error) {
+func (inj *injection) podTemplate(tmpl map[string]any, o containerOptions) (bool, int, []string, error) {
 	meta, _ := tmpl["metadata"].(map[string]any)
 	annotations, _ := meta["annotations"].(map[string]any)
 	for key, value := range manifest.PodOptOuts() {
 		if annotations[key] == value {
-			return false, 0, nil
+			return false, 0, nil, nil
 		}
 	}
 	skip := map[string]bool{}
@@ -29,26 +29,32 @@ func (inj *injection) podTemplate(tmpl map[string]any, override bool) (bool, int
 	}
 	spec, _ := tmpl["spec"].(map[string]any)
 	changed, injected := false, 0
+	var notes []string
 	for _, list := range containerLists {
 		items, _ := spec[list].([]any)
 		for i, item := range items {
 			c, ok := item.(map[string]any)
 			if !ok {
-				return false, 0, fmt.Errorf("spec.%s[%d] is not a container", list, i)
+				return false, 0, nil, fmt.Errorf("spec.%s[%d] is not a container", list, i)
 			}
 			name, _ := c["name"].(string)
 			if skip[name] {
 				continue
 			}
 			injected++
-			if inj.container(c, override) {
-				changed = true
+			co := o
+			co.where += " container " + name
+			c2, n, err := inj.container(c, co)
+			if err != nil {
+				return false, 0, nil, err
 			}
+			changed = changed || c2
+			notes = append(notes, n...)
 		}
 	}
 	// the record of what the Pod is given, as the policies stamp it; a record
 	// already there stays unless override replaced the variables it describes
-	if inj.record != "" && injected > 0 && (annotations[manifest.AnnotationProxyConfig] == nil || override) && annotations[manifest.AnnotationProxyConfig] != inj.record {
+	if inj.record != "" && injected > 0 && (annotations[manifest.AnnotationProxyConfig] == nil || o.override) && annotations[manifest.AnnotationProxyConfig] != inj.record {
 		if meta == nil {
 			meta = map[string]any{}
 			tmpl["metadata"] = meta
@@ -68,46 +74,124 @@ func (inj *injection) podTemplate(tmpl map[string]any, override bool) (bool, int
 			changed = true
 		}
 	}
-	return changed, injected, nil
+	return changed, injected, notes, nil
 }
 
-// container injects into one container, in place, and tells whether it changed:
-// the proxy entries it lacks are appended in order; an own entry is kept, or
-// replaced when override is on and it is a plain value; an own JAVA_TOOL_OPTIONS
-// value is joined after the proxy flags once (its own -D flags then win), before
-// them with override (the proxy's win).
-func (inj *injection) container(c map[string]any, override bool) bool {
+// containerOptions are what injecting one container needs besides the injection.
+type containerOptions struct {
+	override bool // policy.overrideExisting: the proxy's settings replace the container's own
+	merge    bool // policy.mergeNoProxy: an own NO_PROXY and -Dhttp.nonProxyHosts get the cluster's entries too
+	// view holds the stream's ConfigMaps and Secrets, which envFrom reads
+	view      *manifest.Manifests
+	namespace string
+	where     string // "Deployment/web container web", for notes
+	// merged is the library's NO_PROXY with an own NO_PROXY's entries too
+	merged func(own string) (string, error)
+}
+
+// container injects into one container, in place, and tells whether it changed
+// and what it did with the container's own settings (notes). The proxy entries
+// it lacks are appended in order. An own setting, in env or through envFrom (env
+// wins over envFrom, and an empty value counts as unset), is kept, or replaced
+// with override when it is no valueFrom; with merge an own NO_PROXY gets the
+// cluster's entries (its own kept) and so does an own -Dhttp.nonProxyHosts. A
+// variable whose other-case twin the container sets itself gets what the twin
+// gives (with override, the proxy's), so that the two never disagree. An own
+// JAVA_TOOL_OPTIONS value is joined after the proxy flags once (its own -D flags
+// then win), before them with override (the proxy's win).
+func (inj *injection) container(c map[string]any, o containerOptions) (bool, []string, error) {
 	env, _ := c["env"].([]any)
-	own := map[string]int{}
+	index := map[string]int{}
 	for i, e := range env {
 		if m, ok := e.(map[string]any); ok {
 			if name, ok := m["name"].(string); ok {
-				own[name] = i
+				index[name] = i
 			}
 		}
 	}
-	changed := false
+	var names []string
 	for _, entry := range inj.env {
 		name, _ := entry["name"].(string)
-		i, has := own[name]
-		if !has {
-			env = append(env, clone(entry))
-			changed = true
-			continue
-		}
-		mine, _ := env[i].(map[string]any)
-		_, fromRef := mine["valueFrom"]
-		switch {
-		case fromRef:
-			// kept as it is: a merge cannot drop an own valueFrom
-		case name == "JAVA_TOOL_OPTIONS" && inj.javaOptions != "":
-			if joined, ok := joinJava(mine["value"], inj.javaOptions, override); ok {
-				mine["value"] = joined
-				changed = true
+		names = append(names, name)
+	}
+	owns := ownSettings(c, o.view, o.namespace, names)
+	changed := false
+	var notes []string
+	set := func(entry map[string]any) {
+		name, _ := entry["name"].(string)
+		if i, ok := index[name]; ok {
+			if reflect.DeepEqual(env[i], entry) {
+				return
 			}
-		case override && !reflect.DeepEqual(mine, entry):
-			env[i] = clone(entry)
-			changed = true
+			env[i] = entry
+		} else {
+			index[name] = len(env)
+			env = append(env, entry)
+		}
+		changed = true
+	}
+	noProxyNoted := false
+	for _, entry := range inj.env {
+		name, _ := entry["name"].(string)
+		mine, has := owns[name]
+		switch {
+		case has && mine.ref():
+			// kept as it is: a merge cannot drop an own valueFrom
+		case has && name == "JAVA_TOOL_OPTIONS" && inj.javaOptions != "":
+			value := mine.value
+			if merged := mergeJavaHosts(value, inj.javaOptions); merged != value && o.merge {
+				value = merged
+			} else if merged != value && !o.override {
+				notes = append(notes, ownNote(o.where, name, mine, "keeps its own -Dhttp.nonProxyHosts, which the JVM reads instead of the proxy's, without the cluster's entries: policy.mergeNoProxy: true merges them"))
+			}
+			if joined, ok := joinJava(value, inj.javaOptions, o.override); ok {
+				value = joined
+			}
+			if mine.entry == nil || value != mine.value {
+				set(map[string]any{"name": name, "value": value})
+			}
+		case has && o.override:
+			replacement := clone(entry)
+			if o.merge && isNoProxy(name) {
+				merged, err := o.merged(mine.value)
+				if err != nil {
+					return false, nil, fmt.Errorf("container %s: its own %s%s: %w", o.where, name, mine.where(), err)
+				}
+				replacement = map[string]any{"name": name, "value": merged}
+			}
+			if value, _ := replacement["value"].(string); value != mine.value {
+				notes = append(notes, ownNote(o.where, name, mine, "replaced (policy.overrideExisting)"))
+			}
+			set(replacement)
+		case has && isNoProxy(name):
+			merged, err := o.merged(mine.value)
+			if err != nil {
+				return false, nil, fmt.Errorf("container %s: its own %s%s: %w", o.where, name, mine.where(), err)
+			}
+			switch {
+			case merged == mine.value:
+			case o.merge:
+				set(map[string]any{"name": name, "value": merged})
+			case !noProxyNoted:
+				noProxyNoted = true
+				notes = append(notes, ownNote(o.where, name, mine, "kept without the cluster's entries (its Services, networks, the API server): policy.mergeNoProxy: true merges them"))
+			}
+		case has:
+			// kept
+		default:
+			twin, hasTwin := owns[twins[name]]
+			switch {
+			case !hasTwin || o.override:
+				set(clone(entry))
+			case o.merge && isNoProxy(name) && !twin.ref():
+				merged, err := o.merged(twin.value)
+				if err != nil {
+					return false, nil, fmt.Errorf("container %s: its own %s%s: %w", o.where, twins[name], twin.where(), err)
+				}
+				set(map[string]any{"name": name, "value": merged})
+			default:
+				set(twin.asEntry(name))
+			}
 		}
 	}
 	if changed {
@@ -120,7 +204,7 @@ func (inj *injection) container(c map[string]any, override bool) bool {
 			changed = true
 		}
 	}
-	return changed
+	return changed, notes, nil
 }
 
 // hasNamed tells whether a list of maps holds one with this name, or this mountPath.

@@ -74,6 +74,9 @@ func (o *injectOptions) run(context.Context) error {
 		if len(result.Called) > 0 {
 			fmt.Fprintf(o.ErrOut, "proxykit inject: hosts the containers call, in NO_PROXY: %s\n", strings.Join(result.Called, ", "))
 		}
+		for _, note := range result.Notes {
+			fmt.Fprintf(o.ErrOut, "proxykit inject: %s\n", note)
+		}
 	}
 	return nil
 }

@@ -1,0 +1,137 @@
+package inject
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/proxykit/proxykit/manifest"
+)
+
+// twins pairs each proxy variable with its other-case twin: clients read one or
+// the other, so the two must always agree.
+var twins = map[string]string{
+	"HTTP_PROXY": "http_proxy", "http_proxy": "HTTP_PROXY",
+	"HTTPS_PROXY": "https_proxy", "https_proxy": "HTTPS_PROXY",
+	"NO_PROXY": "no_proxy", "no_proxy": "NO_PROXY",
+}
+
+func isNoProxy(name string) bool { return name == "NO_PROXY" || name == "no_proxy" }
+
+// own is a proxy variable as the container sets it itself, before injection.
+type own struct {
+	entry  map[string]any // the env entry, nil when the value comes through envFrom
+	value  string         // a plain value, or the envFrom source's
+	source string         // "ConfigMap/NAME" or "Secret/NAME" for envFrom
+	key    string         // the source's key for envFrom
+}
+
+// ref tells an own env entry that reads a key (valueFrom): nothing to merge into.
+func (o own) ref() bool { _, ok := o.entry["valueFrom"]; return ok }
+
+// where says where a message finds the own setting.
+func (o own) where() string {
+	if o.source != "" {
+		return " (" + o.source + " key " + o.key + ", envFrom)"
+	}
+	return ""
+}
+
+// asEntry is an env entry named name that gives what the own setting gives:
+// its valueFrom, its value, or a key reference to its envFrom source.
+func (o own) asEntry(name string) map[string]any {
+	switch {
+	case o.ref():
+		entry := clone(o.entry)
+		entry["name"] = name
+		return entry
+	case o.source != "":
+		kind, object, _ := strings.Cut(o.source, "/")
+		refKey := map[string]string{"ConfigMap": "configMapKeyRef", "Secret": "secretKeyRef"}[kind]
+		return map[string]any{"name": name, "valueFrom": map[string]any{refKey: map[string]any{"name": object, "key": o.key}}}
+	}
+	return map[string]any{"name": name, "value": o.value}
+}
+
+// ownSettings reads the proxy variables a container sets itself, as the
+// kubelet resolves them (env wins over envFrom), from env and from the envFrom
+// ConfigMaps and Secrets of the stream (view, in the Pod's namespace). An empty
+// value counts as unset, as Go and most clients read it: a chart's empty
+// placeholder (HTTP_PROXY: "") is no setting of its own.
+func ownSettings(c map[string]any, view *manifest.Manifests, namespace string, names []string) map[string]own {
+	out := map[string]own{}
+	envFrom, _ := c["envFrom"].([]any)
+	for _, item := range envFrom {
+		src, _ := item.(map[string]any)
+		prefix, _ := src["prefix"].(string)
+		for kind, field := range map[string]string{"ConfigMap": "configMapRef", "Secret": "secretRef"} {
+			ref, _ := src[field].(map[string]any)
+			name, _ := ref["name"].(string)
+			if name == "" {
+				continue
+			}
+			data, _ := view.ObjectData(kind, name, namespace)
+			for key, value := range data {
+				if slices.Contains(names, prefix+key) {
+					out[prefix+key] = own{value: value, source: kind + "/" + name, key: key}
+				}
+			}
+		}
+	}
+	env, _ := c["env"].([]any)
+	for _, item := range env {
+		entry, _ := item.(map[string]any)
+		name, _ := entry["name"].(string)
+		if !slices.Contains(names, name) {
+			continue
+		}
+		value, _ := entry["value"].(string)
+		o := own{entry: entry, value: value}
+		if !o.ref() && value == "" {
+			delete(out, name) // env wins over envFrom, and empty is unset
+			continue
+		}
+		out[name] = o
+	}
+	return out
+}
+
+// nonProxyHostsFlag is the JVM's -Dhttp.nonProxyHosts flag, quoted or not.
+var nonProxyHostsFlag = regexp.MustCompile(`-Dhttp\.nonProxyHosts=("[^"]*"|\S*)`)
+
+// mergeJavaHosts merges the proxy's -Dhttp.nonProxyHosts patterns into the last
+// such flag of an own JAVA_TOOL_OPTIONS value (the one the JVM keeps): its own
+// patterns first, then the proxy's it lacks. The value is returned as it was
+// when it has no such flag or lacks nothing.
+func mergeJavaHosts(value, proxyFlags string) string {
+	theirs := nonProxyHostsFlag.FindAllStringSubmatchIndex(value, -1)
+	ours := nonProxyHostsFlag.FindStringSubmatch(proxyFlags)
+	if len(theirs) == 0 || ours == nil {
+		return value
+	}
+	last := theirs[len(theirs)-1]
+	written := value[last[2]:last[3]]
+	quoted := strings.HasPrefix(written, `"`)
+	patterns := strings.Split(strings.Trim(written, `"`), "|")
+	added := false
+	for _, p := range strings.Split(strings.Trim(ours[1], `"`), "|") {
+		if p != "" && !slices.Contains(patterns, p) {
+			patterns = append(patterns, p)
+			added = true
+		}
+	}
+	if !added {
+		return value
+	}
+	merged := strings.Join(slices.DeleteFunc(patterns, func(p string) bool { return p == "" }), "|")
+	if quoted {
+		merged = `"` + merged + `"`
+	}
+	return value[:last[2]] + merged + value[last[3]:]
+}
+
+// ownNote is what inject reports of a container's own settings.
+func ownNote(where, name string, o own, what string) string {
+	return fmt.Sprintf("%s: its own %s%s %s", where, name, o.where(), what)
+}

@@ -1,0 +1,124 @@
+package inject
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/proxykit/proxykit/proxytest"
+)
+
+// harborLike hands its own proxy settings to core through an envFrom ConfigMap,
+// and its scanner carries empty placeholders for them, as Harbor's chart does;
+// a JVM container sets its own -Dhttp.nonProxyHosts.
+const harborLike = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: core-env, namespace: harbor}
+data:
+  HTTP_PROXY: http://own-proxy.corp:8080
+  NO_PROXY: .internal,.local,sso.corp.internal
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: core, namespace: harbor}
+spec:
+  template:
+    spec:
+      containers:
+        - name: core
+          image: x
+          envFrom: [{configMapRef: {name: core-env}}]
+        - name: trivy
+          image: x
+          env:
+            - {name: SCANNER_LOG_LEVEL, value: info}
+            - {name: HTTP_PROXY, value: ""}
+            - {name: HTTPS_PROXY, value: ""}
+            - {name: NO_PROXY, value: ""}
+        - name: jvm
+          image: x
+          env:
+            - {name: JAVA_TOOL_OPTIONS, value: "-Xmx1g -Dhttp.nonProxyHosts=*.internal|sso.corp.internal"}
+`
+
+func TestStreamOwnSettings(t *testing.T) {
+	values := strings.Replace(plainValues, "proxy: {", "proxy: {runtimes: [java], ", 1)
+	out, result := run(t, values, harborLike, Options{Namespace: "harbor"})
+	m := parse(t, out, "harbor")
+
+	// envFrom counts as the container's own: nothing replaces it, and the twins read it
+	core := env(t, m, "Deployment/core", "core")
+	_, set := core["HTTP_PROXY"]
+	assert.False(t, set, "the own HTTP_PROXY from envFrom is not overridden by env")
+	assert.Equal(t, "core-env", core["http_proxy"].ValueFrom.ConfigMapKeyRef.Name, "the twin reads the own value")
+	assert.Equal(t, "HTTP_PROXY", core["http_proxy"].ValueFrom.ConfigMapKeyRef.Key)
+	assert.Equal(t, "NO_PROXY", core["no_proxy"].ValueFrom.ConfigMapKeyRef.Key)
+	assert.Equal(t, "http://proxy.corp:3129", core["HTTPS_PROXY"].Value, "what the chart does not set comes from the cluster")
+	coreEnv := m.Environment(m.Container(t, "Deployment/core", "core"))
+	assert.Equal(t, coreEnv["HTTP_PROXY"], coreEnv["http_proxy"])
+	assert.Equal(t, coreEnv["NO_PROXY"], coreEnv["no_proxy"])
+	assert.Contains(t, result.Notes, "Deployment/core container core: its own NO_PROXY (ConfigMap/core-env key NO_PROXY, envFrom) kept without the cluster's entries (its Services, networks, the API server): policy.mergeNoProxy: true merges them")
+
+	// an empty placeholder is unset: replaced in place, and both cases agree
+	trivy := m.Container(t, "Deployment/core", "trivy").Env
+	assert.Equal(t, []string{"SCANNER_LOG_LEVEL", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "JAVA_TOOL_OPTIONS"}, names(trivy))
+	trivyEnv := m.Environment(m.Container(t, "Deployment/core", "trivy"))
+	assert.Equal(t, "http://proxy.corp:3128", trivyEnv["HTTP_PROXY"])
+	assert.Equal(t, trivyEnv["NO_PROXY"], trivyEnv["no_proxy"])
+	assert.Contains(t, trivyEnv["NO_PROXY"], "kubernetes.default")
+
+	// the JVM's own nonProxyHosts is kept, and reported
+	jvm := env(t, m, "Deployment/core", "jvm")["JAVA_TOOL_OPTIONS"].Value
+	assert.True(t, strings.HasSuffix(jvm, " -Xmx1g -Dhttp.nonProxyHosts=*.internal|sso.corp.internal"), jvm)
+	assert.Contains(t, strings.Join(result.Notes, "\n"), "Deployment/core container jvm: its own JAVA_TOOL_OPTIONS keeps its own -Dhttp.nonProxyHosts")
+
+	for _, f := range proxytest.Check(m, proxytest.WithCluster(testFacts)) {
+		assert.NotEqual(t, proxytest.RuleCaseMismatch, f.Rule, "twins agree: %s", f)
+		assert.NotEqual(t, "trivy", f.Container, "the placeholders are filled: %s", f)
+	}
+}
+
+func TestStreamMergeNoProxy(t *testing.T) {
+	values := strings.Replace(plainValues, "proxy: {", "proxy: {runtimes: [java], ", 1) + "policy: {mergeNoProxy: true}\n"
+	out, result := run(t, values, harborLike, Options{Namespace: "harbor"})
+	m := parse(t, out, "harbor")
+	coreEnv := m.Environment(m.Container(t, "Deployment/core", "core"))
+	entries := strings.Split(coreEnv["NO_PROXY"], ",")
+	for _, want := range []string{".internal", ".local", "sso.corp.internal", "kubernetes.default", "10.96.0.0/12", "svc"} {
+		assert.Contains(t, entries, want, "the chart's entries and the cluster's")
+	}
+	assert.Equal(t, coreEnv["NO_PROXY"], coreEnv["no_proxy"])
+	assert.Equal(t, "http://own-proxy.corp:8080", coreEnv["HTTP_PROXY"], "merging NO_PROXY keeps the own proxy")
+	assert.Empty(t, result.Notes, "nothing replaced, nothing kept without the cluster's entries")
+
+	jvm := env(t, m, "Deployment/core", "jvm")["JAVA_TOOL_OPTIONS"].Value
+	own := jvm[strings.LastIndex(jvm, "-Dhttp.nonProxyHosts="):]
+	assert.True(t, strings.HasPrefix(own, "-Dhttp.nonProxyHosts=*.internal|sso.corp.internal|localhost|"), own)
+	assert.Contains(t, own, "|kubernetes.default|")
+
+	for _, f := range proxytest.Check(m, proxytest.WithCluster(testFacts)) {
+		assert.NotEqual(t, "core", f.Container, "%s", f)
+	}
+}
+
+func TestStreamOverrideReportsReplaced(t *testing.T) {
+	_, result := run(t, plainValues+"policy: {overrideExisting: true}\n", harborLike, Options{Namespace: "harbor"})
+	assert.Contains(t, result.Notes, "Deployment/core container core: its own HTTP_PROXY (ConfigMap/core-env key HTTP_PROXY, envFrom) replaced (policy.overrideExisting)")
+	assert.Contains(t, result.Notes, "Deployment/core container core: its own NO_PROXY (ConfigMap/core-env key NO_PROXY, envFrom) replaced (policy.overrideExisting)")
+}
+
+func TestMergeJavaHosts(t *testing.T) {
+	flags := "-Dhttp.proxyHost=p -Dhttp.nonProxyHosts=localhost|*.svc"
+	for own, want := range map[string]string{
+		"-Xmx1g":                          "-Xmx1g",
+		"-Dhttp.nonProxyHosts=*.internal": "-Dhttp.nonProxyHosts=*.internal|localhost|*.svc",
+		`-Dhttp.nonProxyHosts="*.internal|localhost"`:          `-Dhttp.nonProxyHosts="*.internal|localhost|*.svc"`,
+		"-Dhttp.nonProxyHosts=a -Dhttp.nonProxyHosts=b -Xss1m": "-Dhttp.nonProxyHosts=a -Dhttp.nonProxyHosts=b|localhost|*.svc -Xss1m",
+		"-Dhttp.nonProxyHosts=localhost|*.svc|x":               "-Dhttp.nonProxyHosts=localhost|*.svc|x",
+	} {
+		assert.Equal(t, want, mergeJavaHosts(own, flags), own)
+	}
+}
+
+var testFacts = proxytest.Cluster{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1"}
