@@ -214,7 +214,6 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	if err != nil {
 		return nil, result, err
 	}
-	merged := func(own string) (string, error) { return i.noProxyWith(hosts, release, own) }
 
 	var out []string
 	secretsWanted := map[string]bool{} // namespace ("" for the release's) with a Secret needed -> a Helm hook reads it
@@ -224,7 +223,7 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 			if tmpl, ok := manifest.FindPodTemplate(doc.object); ok {
 				var notes []string
 				changed, n, notes, err = inj.podTemplate(tmpl, containerOptions{override: override, merge: merge, view: view,
-					namespace: doc.namespace(opts.Namespace), where: doc.kind() + "/" + doc.meta("name"), merged: merged})
+					namespace: doc.namespace(opts.Namespace), where: doc.kind() + "/" + doc.meta("name")})
 				result.Notes = append(result.Notes, notes...)
 				if err != nil {
 					return nil, result, fmt.Errorf("%s %s: %w", doc.kind(), doc.meta("name"), err)
@@ -279,34 +278,6 @@ func policyFlag(values map[string]any, key string) (bool, error) {
 		return false, fmt.Errorf("policy.%s must be true or false, got %T", key, v)
 	}
 	return b, nil
-}
-
-// noProxyWith is the library's NO_PROXY for the stream (hosts: its Services and
-// calls) with the entries of an own NO_PROXY too: one composition, the
-// library's. An own value that holds nothing is returned as it is; so is any
-// own value when the library's NO_PROXY is not a plain value (proxy.existingSecret).
-func (i *Injector) noProxyWith(hosts, release, own string) (string, error) {
-	var entries []string
-	for _, e := range strings.Split(own, ",") {
-		if e = strings.TrimSpace(e); e != "" {
-			entries = append(entries, e)
-		}
-	}
-	if len(entries) == 0 {
-		return own, nil
-	}
-	inj, err := i.render(strings.TrimPrefix(hosts+","+strings.Join(entries, ","), ","), release)
-	if err != nil {
-		return "", err
-	}
-	for _, e := range inj.env {
-		if e["name"] == "NO_PROXY" {
-			if v, ok := e["value"].(string); ok {
-				return v, nil
-			}
-		}
-	}
-	return own, nil
 }
 
 // serviceHosts are the NO_PROXY entries for the stream's Services, written by the

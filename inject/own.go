@@ -97,6 +97,25 @@ func ownSettings(c map[string]any, view *manifest.Manifests, namespace string, n
 	return out
 }
 
+// unionNoProxy merges an own NO_PROXY into the cluster's: the cluster's
+// entries, then the own entries it lacks, in their order. Plain set union, the
+// same the policies' engines compute at admission; the cluster's value is the
+// library's. Without the cluster's value (it lives in proxy.existingSecret) the
+// own value stays.
+func unionNoProxy(cluster, own string) string {
+	if cluster == "" {
+		return own
+	}
+	have := strings.Split(cluster, ",")
+	out := cluster
+	for _, e := range strings.Split(own, ",") {
+		if e = strings.TrimSpace(e); e != "" && !slices.Contains(have, e) {
+			out += "," + e
+		}
+	}
+	return out
+}
+
 // nonProxyHostsFlag is the JVM's -Dhttp.nonProxyHosts flag, quoted or not.
 var nonProxyHostsFlag = regexp.MustCompile(`-Dhttp\.nonProxyHosts=("[^"]*"|\S*)`)
 

@@ -85,8 +85,6 @@ type containerOptions struct {
 	view      *manifest.Manifests
 	namespace string
 	where     string // "Deployment/web container web", for notes
-	// merged is the library's NO_PROXY with an own NO_PROXY's entries too
-	merged func(own string) (string, error)
 }
 
 // container injects into one container, in place, and tells whether it changed
@@ -152,22 +150,16 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 			}
 		case has && o.override:
 			replacement := clone(entry)
-			if o.merge && isNoProxy(name) {
-				merged, err := o.merged(mine.value)
-				if err != nil {
-					return false, nil, fmt.Errorf("container %s: its own %s%s: %w", o.where, name, mine.where(), err)
-				}
-				replacement = map[string]any{"name": name, "value": merged}
+			if cluster, plain := entry["value"].(string); plain && o.merge && isNoProxy(name) {
+				replacement = map[string]any{"name": name, "value": unionNoProxy(cluster, mine.value)}
 			}
 			if value, _ := replacement["value"].(string); value != mine.value {
 				notes = append(notes, ownNote(o.where, name, mine, "replaced (policy.overrideExisting)"))
 			}
 			set(replacement)
 		case has && isNoProxy(name):
-			merged, err := o.merged(mine.value)
-			if err != nil {
-				return false, nil, fmt.Errorf("container %s: its own %s%s: %w", o.where, name, mine.where(), err)
-			}
+			cluster, _ := entry["value"].(string)
+			merged := unionNoProxy(cluster, mine.value)
 			switch {
 			case merged == mine.value:
 			case o.merge:
@@ -184,11 +176,8 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 			case !hasTwin || o.override:
 				set(clone(entry))
 			case o.merge && isNoProxy(name) && !twin.ref():
-				merged, err := o.merged(twin.value)
-				if err != nil {
-					return false, nil, fmt.Errorf("container %s: its own %s%s: %w", o.where, twins[name], twin.where(), err)
-				}
-				set(map[string]any{"name": name, "value": merged})
+				cluster, _ := entry["value"].(string)
+				set(map[string]any{"name": name, "value": unionNoProxy(cluster, twin.value)})
 			default:
 				set(twin.asEntry(name))
 			}
