@@ -82,25 +82,32 @@ func TestProxyPoliciesNative(t *testing.T) {
 	binding := proxytest.Get[admissionv1.MutatingAdmissionPolicyBinding](t, r, "inject-proxy-env")
 	assert.Equal(t, "inject-proxy-env", binding.Spec.PolicyName)
 	assert.Equal(t, admissionv1.IfNeededReinvocationPolicy, policy.Spec.ReinvocationPolicy)
-	require.Len(t, policy.Spec.Mutations, 1, "one apply configuration: one merge per request")
+	require.Len(t, policy.Spec.Mutations, 2, "one JSON patch for the env of every list, one apply configuration for the record")
 	m := policy.Spec.Mutations[0]
-	assert.Equal(t, admissionv1.PatchTypeApplyConfiguration, m.PatchType)
-	require.NotNil(t, m.ApplyConfiguration)
-	expr := m.ApplyConfiguration.Expression
+	assert.Equal(t, admissionv1.PatchTypeJSONPatch, m.PatchType)
+	require.NotNil(t, m.JSONPatch)
+	expr := m.JSONPatch.Expression
 	for _, list := range []string{"containers", "initContainers", "ephemeralContainers"} {
-		// an optional field: an absent list stays absent
-		assert.Contains(t, expr, "?"+list+": !has(object.spec."+list+") ? optional.none() : optional.of(object.spec."+list+".map(")
-		// each variable takes its value from the list the expression binds once (vals)
-		values := []string{"http://proxy.corp.example:3128", "http://proxy.corp.example:3129", fixture.PolicyNoProxy}
-		for _, e := range fixture.PolicyProxyEnv {
-			assert.Contains(t, expr, fmt.Sprintf(`Object.spec.%s.env{name: %q, value: vals[%d]}`, list, e.Name, slices.Index(values, e.Value)))
-		}
+		// an absent list gets nothing; a container without env gets the whole list
+		assert.Contains(t, expr, "(!has(object.spec."+list+") ? [] : lists.range(size(object.spec."+list+")).map(i,")
+		assert.Contains(t, expr, `!has(c.env) ? [JSONPatch{op: "add", path: "/spec/`+list+`/" + string(i) + "/env", value: plist}]`)
+	}
+	// each variable takes its value from the list the expression binds once (vals)
+	values := []string{"http://proxy.corp.example:3128", "http://proxy.corp.example:3129", fixture.PolicyNoProxy}
+	for _, e := range fixture.PolicyProxyEnv {
+		assert.Contains(t, expr, fmt.Sprintf(`{"name": dyn(%q), "value": dyn(vals[%d])}`, e.Name, slices.Index(values, e.Value)))
 	}
 	assert.True(t, strings.HasPrefix(expr, `[["http://proxy.corp.example:3128", "http://proxy.corp.example:3129", "`+fixture.PolicyNoProxy+`"]].map(vals,`), expr)
 	assert.Equal(t, 1, strings.Count(expr, fixture.PolicyNoProxy), "NO_PROXY written once: the expression has 100,000 code points at most")
 	// each container's env is scanned once, against the names bound once per request
 	assert.Contains(t, expr, `[{"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "http_proxy": true, "https_proxy": true, "no_proxy": true}].map(names,`)
-	assert.Contains(t, expr, `c.env.filter(x, x.name in names)`)
+	assert.Equal(t, 3, strings.Count(expr, `lists.range(size(c.env))`), "once per container list")
+	// an empty own value is filled in place, a twin copied from the container's own
+	assert.Contains(t, expr, `holes.filter(j, c.env[j].name == "NO_PROXY").map(j, JSONPatch{op: "replace", path: "/spec/containers/" + string(i) + "/env" + "/" + string(j), value: e})`)
+	assert.Contains(t, expr, `"NO_PROXY" in own ? mine.filter(x, x.name == "NO_PROXY").map(x, has(x.valueFrom) ? {"name": dyn("no_proxy"), "valueFrom": dyn(`)
+	ac := policy.Spec.Mutations[1]
+	assert.Equal(t, admissionv1.PatchTypeApplyConfiguration, ac.PatchType)
+	assert.Contains(t, ac.ApplyConfiguration.Expression, `annotations: {"proxykit.io/proxy-config": `)
 	conditions := map[string]string{}
 	for _, c := range policy.Spec.MatchConditions {
 		conditions[c.Name] = c.Expression

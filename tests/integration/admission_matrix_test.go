@@ -296,6 +296,27 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 		waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool {
 			return fixture.EnvMap(c.Env)["HTTPS_PROXY"].Value == "http://moved-"+cell.proxyHost()+":3129"
 		})
+
+		// policy.mergeNoProxy: an own NO_PROXY keeps its entries after the cluster's, and
+		// so does the twin copied from it; every engine and inject alike
+		merged := moved + "policy: {mergeNoProxy: true}\n"
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, e2eRelease{rel.name, rel.chart, rel.namespace, merged}), rel.chart, rel.name), "helm upgrade, mergeNoProxy")
+		own := fixture.Ctr("own", fixture.Val("NO_PROXY", ".internal, sso.corp.internal,localhost"), fixture.Val("HTTP_PROXY", ""))
+		movedWant := []corev1.EnvVar{}
+		for _, e := range want {
+			e.Value = strings.ReplaceAll(e.Value, cell.proxyHost(), "moved-"+cell.proxyHost())
+			movedWant = append(movedWant, e)
+		}
+		expected := fixture.ExpectedEnv(own.Env, movedWant, fixture.Injection{MergeNoProxy: true})
+		require.True(t, strings.HasSuffix(fixture.EnvMap(expected)["no_proxy"].Value, ",.internal,sso.corp.internal"), "the rule written out merges")
+		waitForPod(t, cp, "apps", own, func(p corev1.Pod) bool { return reflect.DeepEqual(p.Spec.Containers[0].Env, expected) })
+		if cell.engine.native {
+			var values map[string]any
+			require.NoError(t, fixture.YAMLUnmarshal(merged, &values))
+			pod := fixture.Pod("merge-"+cell.id, "apps", nil, own)
+			stored := createPod(t, cp, pod)
+			assertInjectMatchesAdmission(t, inject.New(inject.Options{Values: values, Release: cell.release()}), pod, stored)
+		}
 	}
 	if cell.config == configCredentials {
 		// the copies hold the URL byte for byte, escapes and all

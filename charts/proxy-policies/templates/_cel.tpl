@@ -86,36 +86,44 @@ Input: the env list. Output: e.g. {"HTTP_PROXY": true, "NO_PROXY": true}.
 {{/*
 proxy-policies.cel.mutations — the proxy env (and, with a trusted CA, the bundle
 volume and mounts) for every container list, in list order, own settings kept.
-Each container's env is scanned once for the names it sets itself (names); a
-container named in proxykit.io/skip-containers (skip) gets nothing.
-Without credentials one ApplyConfiguration merges the missing variables into each
-container of every list (a container with nothing to add, or skipped, gets no env
-field at all: an empty list in an apply configuration replaced a container's own
-env in Kyverno's engine) (env merges by name, so nothing else moves), with optional
-fields (`?list:`) so that an absent list stays absent: one merge per request, not
-one per list. With policy.overrideExisting an own plain value is replaced too, an
-own valueFrom is kept because a merge cannot drop it.
-With proxy.runtimes java, a container's own JAVA_TOOL_OPTIONS value is kept after the
-proxy flags ("<flags> <own>": the JVM keeps the last of two -D flags), once: a value
-that starts with the flags is left alone; one from valueFrom is kept as it is. With
-policy.overrideExisting the flags go after it ("<own> <flags>"), so that they win over
-older proxy flags the container carries; a value that ends with them is left alone. The
-joined entry leads the apply configuration: a merge orders the entries it names as
-it names them, so the own entry keeps its place before the appended variables.
-With credentials the entries are secretKeyRefs, an atomic struct that an apply
-configuration may not add ("may not mutate atomic arrays, maps or structs"), so a
-JSONPatch appends each missing variable instead, written as plain dyn() maps:
-typed Object values in a JSON patch crash the API server's conversion (a probe on
-1.36.3). Own settings are always kept then.
-Either mutation also writes the record of the configuration given (proxykit.proxy.record)
-in the Pod's proxykit.io/proxy-config annotation, on CREATE: the proxy Secret carries
-the record of what it gives now, and proxykit audit compares the two.
+The env is one JSON patch for every list, with and without credentials: its
+entries are written as plain dyn() maps (typed Object values in a JSON patch
+crash the API server's conversion, a probe on 1.36.3 showed it; and an apply
+configuration may not add a secretKeyRef or configMapKeyRef, atomic structs).
+For each container not named in proxykit.io/skip-containers:
+- a container without env gets the whole list;
+- an own setting is a valueFrom or a non-empty value (an empty one is unset, as Go
+  reads it: the placeholder is filled in place);
+- a variable the container does not set is appended in the library's order, or
+  fills its placeholder: what its other-case twin gives when the container sets
+  the twin (not with policy.overrideExisting), so that the two agree, else the
+  proxy's;
+- with policy.overrideExisting an own plain value is replaced in place (an own
+  valueFrom is kept);
+- with policy.mergeNoProxy an own plain NO_PROXY (and a twin copied from one)
+  becomes the cluster's NO_PROXY and then the own entries it lacks: the union
+  inject and fixture.UnionNoProxy compute;
+- with proxy.runtimes java, an own JAVA_TOOL_OPTIONS value is kept after the proxy
+  flags ("<flags> <own>": the JVM keeps the last of two -D flags), once: a value
+  that starts with the flags is left alone; one from valueFrom is kept as it is.
+  With policy.overrideExisting the flags go after it ("<own> <flags>"), so that
+  they win over older proxy flags the container carries.
+Each container's env is scanned once (idx: the places of the entries the policy
+names; names is a map literal), inside the runtime cost budget for 100 containers
+of 400 entries; own (the names it sets) and holes (the places of its placeholders)
+are read from those few places.
+With credentials own settings are never replaced (a merge would mix an own value
+with the Secret's). The record of the configuration given (proxykit.proxy.record)
+goes into the Pod's proxykit.io/proxy-config annotation on CREATE: by the JSON
+patch with credentials, else by the apply configuration, which also adds the
+bundle volume and mounts (`?list:` fields: an absent list stays absent).
 Input: the root context. Output: YAML list.
 */}}
 {{- define "proxy-policies.cel.mutations" -}}
 {{- $s := include "proxy-policies.cel.settings" . | fromJson -}}
 {{- $env := $s.env -}}
 {{- $mount := $s.mount -}}
+{{- $merge := eq (toString .Values.policy.mergeNoProxy) "true" -}}
 {{- $lists := include "proxy-policies.containerLists" . | fromJsonArray -}}
 {{- /* the record of the configuration given, which the proxy Secret carries too: proxykit audit compares them */ -}}
 {{- $annotation := "proxykit.io/proxy-config" -}}
@@ -123,53 +131,76 @@ Input: the root context. Output: YAML list.
 {{- /* the plain values, each once, in the order the env lists them */ -}}
 {{- $values := list -}}
 {{- range $e := $env }}{{ if and (hasKey $e "value") (not (has $e.value $values)) }}{{ $values = append $values $e.value }}{{ end }}{{ end -}}
+{{- $names := list -}}
+{{- range $e := $env }}{{ $names = append $names $e.name }}{{ end -}}
+{{- $twins := dict "HTTP_PROXY" "http_proxy" "http_proxy" "HTTP_PROXY" "HTTPS_PROXY" "https_proxy" "https_proxy" "HTTPS_PROXY" "NO_PROXY" "no_proxy" "no_proxy" "NO_PROXY" -}}
 {{- /* with proxy.runtimes java: the flags, which go before a container's own JAVA_TOOL_OPTIONS */ -}}
 {{- $java := "" -}}
 {{- range $e := $env }}{{ if eq $e.name "JAVA_TOOL_OPTIONS" }}{{ $java = $e.value }}{{ end }}{{ end -}}
 {{- $javaAt := 0 -}}
 {{- range $i, $v := $values }}{{ if and $java (eq $v $java) }}{{ $javaAt = $i }}{{ end }}{{ end -}}
-{{- /* an own JAVA_TOOL_OPTIONS that is a value (not valueFrom) and does not start with the flags yet */ -}}
-{{- $flags := ternary "jopts" (printf "vals[%d]" $javaAt) $s.credentials -}}
-{{- $joinable := printf "x.name == \"JAVA_TOOL_OPTIONS\" && !has(x.valueFrom) && !(has(x.value) && x.value.startsWith(%s))" $flags -}}
-{{- $joined := printf "%s + (has(x.value) && x.value != \"\" ? \" \" + x.value : \"\")" $flags -}}
+{{- $flags := printf "vals[%d]" $javaAt -}}
+{{- $joinable := printf "x.name == \"JAVA_TOOL_OPTIONS\" && !has(x.valueFrom) && has(x.value) && x.value != \"\" && !x.value.startsWith(%s)" $flags -}}
+{{- $joined := printf "%s + \" \" + x.value" $flags -}}
 {{- if $s.override -}}
   {{- /* with policy.overrideExisting the flags go last, and win over older proxy flags of the container's own */ -}}
-  {{- $joinable = printf "x.name == \"JAVA_TOOL_OPTIONS\" && !has(x.valueFrom) && !(has(x.value) && x.value.endsWith(%s))" $flags -}}
-  {{- $joined = printf "(has(x.value) && x.value != \"\" ? x.value + \" \" : \"\") + %s" $flags -}}
-{{- end -}}
-{{- if $s.credentials }}
-# with credentials: a JSON patch appends each missing variable (own settings kept)
+  {{- $joinable = printf "x.name == \"JAVA_TOOL_OPTIONS\" && !has(x.valueFrom) && has(x.value) && x.value != \"\" && !x.value.endsWith(%s)" $flags -}}
+  {{- $joined = printf "x.value + \" \" + %s" $flags -}}
+{{- end }}
+# the env of every list: one JSON patch
 - patchType: JSONPatch
   jsonPatch:
     expression: >-
-      [{{ toJson $java }}].map(jopts, [{{ include "proxy-policies.cel.names" $env }}].map(names, [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
+      [{{ include "proxy-policies.celStrings" $values }}].map(vals,
+      [[{{ include "proxy-policies.celEnvDynList" (dict "env" $env "values" $values) }}]].map(plist,
+      [{{ include "proxy-policies.cel.names" $env }}].map(names, [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
       {{- range $n, $list := $lists }}
+      {{- $base := printf "\"/spec/%s/\" + string(i) + \"/env\"" $list }}
       {{ if $n }}+ {{ end }}(!has(object.spec.{{ $list }}) ? [] :
-      lists.range(size(object.spec.{{ $list }})).map(i,
-      object.spec.{{ $list }}[i].name in skip ? [] :
-      !has(object.spec.{{ $list }}[i].env) ?
-      [JSONPatch{op: "add", path: "/spec/{{ $list }}/" + string(i) + "/env", value: {{ include "proxy-policies.celEnvList" $env }}}] :
-      [object.spec.{{ $list }}[i].env.filter(x, x.name in names).map(x, x.name)]
-      .map(own, {{ include "proxy-policies.celEnvList" $env }}.filter(e, !(e.name in own))
-      .map(e, JSONPatch{op: "add", path: "/spec/{{ $list }}/" + string(i) + "/env/-", value: e}))[0]
+      lists.range(size(object.spec.{{ $list }})).map(i, [object.spec.{{ $list }}[i]].map(c,
+      c.name in skip ? [] :
+      !has(c.env) ? [JSONPatch{op: "add", path: {{ $base }}, value: plist}] :
+      [lists.range(size(c.env)).filter(j, c.env[j].name in names)].map(idx,
+      [idx.filter(j, has(c.env[j].valueFrom) || (has(c.env[j].value) && c.env[j].value != "")).map(j, c.env[j])].map(mine,
+      [mine.map(x, x.name)].map(own,
+      [idx.filter(j, !has(c.env[j].valueFrom) && (!has(c.env[j].value) || c.env[j].value == ""))].map(holes,
+      {{- range $k, $e := $env }}
+      {{- $name := $e.name }}
+      {{- $isNoProxy := or (eq $name "NO_PROXY") (eq $name "no_proxy") }}
+      {{- $at := 0 }}{{ range $i, $v := $values }}{{ if and (hasKey $e "value") (eq $v $e.value) }}{{ $at = $i }}{{ end }}{{ end }}
+      {{- $union := printf "[vals[%d].split(\",\")].map(have, vals[%d] + %%s.split(\",\").map(s, s.trim()).filter(s, s != \"\" && !(s in have)).map(s, \",\" + s).join(\"\"))[0]" $at $at }}
+      {{- $twin := get $twins $name }}
+      {{ if $k }}+ {{ end }}({{ toJson $name }} in own ?
+      {{- if and $s.override (ne $name "JAVA_TOOL_OPTIONS") }}
+      idx.filter(j, c.env[j].name == {{ toJson $name }} && !has(c.env[j].valueFrom)).map(j, JSONPatch{op: "replace", path: {{ $base }} + "/" + string(j), value: {{ if and $merge $isNoProxy }}{"name": dyn({{ toJson $name }}), "value": dyn({{ printf $union "c.env[j].value" }})}{{ else }}plist[{{ $k }}]{{ end }}})
+      {{- else if and $merge $isNoProxy (hasKey $e "value") }}
+      idx.filter(j, c.env[j].name == {{ toJson $name }} && !has(c.env[j].valueFrom)).map(j, [{{ printf $union "c.env[j].value" }}].map(u, u == c.env[j].value ? [] : [JSONPatch{op: "replace", path: {{ $base }} + "/" + string(j) + "/value", value: u}])[0]).flatten()
+      {{- else }} []
+      {{- end }} :
+      [{{ if and $twin (has $twin $names) (not $s.override) }}{{ toJson $twin }} in own ? mine.filter(x, x.name == {{ toJson $twin }}).map(x, {{ include "proxy-policies.cel.twinCopy" (dict "name" $name "union" (ternary (printf $union "x.value") "" (and $merge $isNoProxy (hasKey $e "value")))) }})[0] : {{ end }}plist[{{ $k }}]]
+      .map(e, holes.exists(j, c.env[j].name == {{ toJson $name }}) ?
+      holes.filter(j, c.env[j].name == {{ toJson $name }}).map(j, JSONPatch{op: "replace", path: {{ $base }} + "/" + string(j), value: e}) :
+      [JSONPatch{op: "add", path: {{ $base }} + "/-", value: e}])[0])
+      {{- end }}
       {{- if $java }}
-      + lists.range(size(object.spec.{{ $list }}[i].env)).filter(j, [object.spec.{{ $list }}[i].env[j]].exists(x, {{ $joinable }}))
-      .map(j, [object.spec.{{ $list }}[i].env[j]].map(x, JSONPatch{op: "add", path: "/spec/{{ $list }}/" + string(i) + "/env/" + string(j) + "/value", value: {{ $joined }}})[0])
+      + idx.filter(j, [c.env[j]].exists(x, {{ $joinable }}))
+      .map(j, [c.env[j]].map(x, JSONPatch{op: "replace", path: {{ $base }} + "/" + string(j) + "/value", value: {{ $joined }}})[0])
       {{- end }}
-      ).flatten())
+      )[0])[0])[0])[0]
+      )[0]).flatten())
       {{- end }}
-      )[0])[0])[0]
+      )[0])[0])[0])[0]
+      {{- if $s.credentials }}
       + (has(request.subResource) && request.subResource != "" ? [] :
       has(object.metadata.annotations) ? [JSONPatch{op: "add", path: "/metadata/annotations/" + jsonpatch.escapeKey({{ toJson $annotation }}), value: {{ toJson $record }}}] :
       [JSONPatch{op: "add", path: "/metadata/annotations", value: {{ "{" }}{{ toJson $annotation }}: {{ toJson $record }}{{ "}" }}}])
-{{- end }}
+      {{- end }}
 {{- if or (not $s.credentials) $mount }}
 # one apply configuration for every list (one merge per request); an absent list stays absent
 - patchType: ApplyConfiguration
   applyConfiguration:
     expression: >-
-      [{{ include "proxy-policies.celStrings" $values }}].map(vals,
-      [{{ include "proxy-policies.cel.names" $env }}].map(names, [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
+      [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
       [{{ if $mount }}has(object.spec.volumes) && object.spec.volumes.exists(v, v.name == {{ toJson $mount.name }}){{ else }}false{{ end }}].map(hasVolume,
       Object{
       {{- if not $s.credentials }}
@@ -181,28 +212,27 @@ Input: the root context. Output: YAML list.
       ?volumes: (!has(request.subResource) || request.subResource == "") && !hasVolume ?
       optional.of([Object.spec.volumes{name: {{ toJson $mount.name }}, configMap: Object.spec.volumes.configMap{name: {{ toJson $s.bundleConfigMap }}}}]) :
       optional.none(),
-      {{- end }}
       {{- range $n, $list := $lists }}
       ?{{ $list }}: !has(object.spec.{{ $list }}) ? optional.none() :
-      optional.of(object.spec.{{ $list }}.map(c, Object.spec.{{ $list }}{name: c.name
-      {{- if not $s.credentials }}, ?env:
-      [has(c.env) ? c.env.filter(x, x.name in names{{ if $s.override }} && (has(x.valueFrom){{ if $java }} || x.name == "JAVA_TOOL_OPTIONS"{{ end }}){{ end }}).map(x, x.name) : []]
-      .map(own,
-      {{- if $java }}
-      (has(c.env) ? c.env.filter(x, {{ $joinable }}).map(x, Object.spec.{{ $list }}.env{name: "JAVA_TOOL_OPTIONS", value: {{ $joined }}}) : []) +
-      {{- end }}
-      [{{ range $i, $e := $env }}{{ if $i }}, {{ end }}{{ include "proxy-policies.celEnv" (dict "list" $list "env" $e "values" $values) }}{{ end }}]
-      .filter(e, !(e.name in own)))
-      .map(l, c.name in skip || size(l) == 0 ? optional.none() : optional.of(l))[0]
-      {{- end }}
-      {{- if $mount }},
+      optional.of(object.spec.{{ $list }}.map(c, Object.spec.{{ $list }}{name: c.name,
       ?volumeMounts: [(!has(request.subResource) || request.subResource == "" || hasVolume ?
       [Object.spec.{{ $list }}.volumeMounts{name: {{ toJson $mount.name }}, mountPath: {{ toJson $mount.mountPath }}, readOnly: true}] : [])
       .filter(m, !has(c.volumeMounts) || !c.volumeMounts.exists(x, x.mountPath == m.mountPath || x.name == m.name))]
-      .map(l, c.name in skip || size(l) == 0 ? optional.none() : optional.of(l))[0]
-      {{- end }}})){{ if lt (add1 $n) (len $lists) }},{{ end }}
-      {{- end }}}})[0])[0])[0])[0]
+      .map(l, c.name in skip || size(l) == 0 ? optional.none() : optional.of(l))[0]})){{ if lt (add1 $n) (len $lists) }},{{ end }}
+      {{- end }}
+      {{- end }}}})[0])[0]
 {{- end }}
+{{- end -}}
+
+{{/*
+proxy-policies.cel.twinCopy — the entry a variable gets from its other-case twin
+x, which the container sets itself: its value (with policy.mergeNoProxy, a
+NO_PROXY's union, given as "union"), or its valueFrom rebuilt as a plain map
+(configMapKeyRef, secretKeyRef, fieldRef or resourceFieldRef).
+Input: dict "name" <the variable> "union" <a CEL expression or "">. Output: a CEL map.
+*/}}
+{{- define "proxy-policies.cel.twinCopy" -}}
+has(x.valueFrom) ? {"name": dyn({{ toJson .name }}), "valueFrom": dyn(has(x.valueFrom.configMapKeyRef) ? {"configMapKeyRef": {"name": x.valueFrom.configMapKeyRef.name, "key": x.valueFrom.configMapKeyRef.key}} : has(x.valueFrom.secretKeyRef) ? {"secretKeyRef": {"name": x.valueFrom.secretKeyRef.name, "key": x.valueFrom.secretKeyRef.key}} : has(x.valueFrom.fieldRef) ? {"fieldRef": {"fieldPath": x.valueFrom.fieldRef.fieldPath}} : {"resourceFieldRef": {"resource": x.valueFrom.resourceFieldRef.resource}})} : {"name": dyn({{ toJson .name }}), "value": dyn({{ .union | default "x.value" }})}
 {{- end -}}
 
 {{/*

@@ -78,25 +78,6 @@ JSON string literals are valid CEL string literals.
 {{- end -}}
 
 {{/*
-proxy-policies.celEnv — one EnvVar as a CEL object of the apply configuration type.
-Input: dict "list" <containers|initContainers|ephemeralContainers> "env" <EnvVar map>.
-*/}}
-{{- define "proxy-policies.celEnv" -}}
-{{- $t := printf "Object.spec.%s.env" .list -}}
-{{- $ref := dig "valueFrom" "secretKeyRef" dict .env -}}
-{{- if $ref -}}
-{{ $t }}{name: {{ toJson .env.name }}, valueFrom: {{ $t }}.valueFrom{secretKeyRef: {{ $t }}.valueFrom.secretKeyRef{name: {{ toJson $ref.name }}, key: {{ toJson $ref.key }}}}}
-{{- else if hasKey . "values" -}}
-{{- /* the value by its place in the list the expression binds once as vals: NO_PROXY,
-       written once instead of once per variable and list, is most of the expression */ -}}
-{{- $at := 0 }}{{ range $i, $v := .values }}{{ if eq $v $.env.value }}{{ $at = $i }}{{ end }}{{ end -}}
-{{ $t }}{name: {{ toJson .env.name }}, value: vals[{{ $at }}]}
-{{- else -}}
-{{ $t }}{name: {{ toJson .env.name }}, value: {{ toJson .env.value }}}
-{{- end -}}
-{{- end -}}
-
-{{/*
 proxy-policies.kyvernoExclude — the exclude block every Kyverno rule shares:
 excluded namespaces, Pod name patterns and the opt-out annotations.
 Input: the root context. Output: YAML (the value of `exclude:`).
@@ -117,14 +98,14 @@ any:
 {{- end -}}
 
 {{/*
-proxy-policies.celEnvList — EnvVars as a CEL list of plain maps, for JSON patches.
-Input: a list of EnvVar maps (value or valueFrom.secretKeyRef). Output: e.g.
-[{"name": dyn("HTTP_PROXY"), "valueFrom": dyn({"secretKeyRef": {"name": "s", "key": "HTTP_PROXY"}})}].
-dyn() lets one map hold a string and a map; typed Object values in a JSON patch
-crash the API server's conversion (a probe on 1.36 showed it).
+proxy-policies.celEnvDynList — EnvVars as a CEL list of plain maps for JSON patches,
+each plain value by its place in vals (bound once by the expression: NO_PROXY is
+most of it). Input: dict "env" <EnvVar maps> "values" <the plain values, once each>.
+Output: e.g. [{"name": dyn("HTTP_PROXY"), "value": dyn(vals[0])}].
 */}}
-{{- define "proxy-policies.celEnvList" -}}
-[{{ range $i, $e := . }}{{ if $i }}, {{ end }}{"name": dyn({{ toJson $e.name }}), {{ with dig "valueFrom" "secretKeyRef" dict $e }}"valueFrom": dyn({"secretKeyRef": {"name": {{ toJson .name }}, "key": {{ toJson .key }}}}){{ else }}"value": dyn({{ toJson $e.value }}){{ end }}}{{ end }}]
+{{- define "proxy-policies.celEnvDynList" -}}
+{{- $values := .values -}}
+{{ range $i, $e := .env }}{{ if $i }}, {{ end }}{"name": dyn({{ toJson $e.name }}), {{ with dig "valueFrom" "secretKeyRef" dict $e }}"valueFrom": dyn({"secretKeyRef": {"name": {{ toJson .name }}, "key": {{ toJson .key }}}}){{ else }}{{ $at := 0 }}{{ range $j, $v := $values }}{{ if eq $v $e.value }}{{ $at = $j }}{{ end }}{{ end }}"value": dyn(vals[{{ $at }}]){{ end }}}{{ end }}
 {{- end -}}
 
 {{/*
