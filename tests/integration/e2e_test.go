@@ -103,7 +103,7 @@ func TestE2E(t *testing.T) {
 
 		policy, err := cp.Client.AdmissionregistrationV1().MutatingAdmissionPolicies().Get(ctx, "inject-proxy-env", metav1.GetOptions{})
 		require.NoError(t, err)
-		assert.Contains(t, policy.Spec.Mutations[0].ApplyConfiguration.Expression, newHTTPS)
+		assert.Contains(t, policy.Spec.Mutations[0].JSONPatch.Expression, newHTTPS, "the env patch carries the new proxy")
 		// new Pods get the new proxy; running ones keep theirs until a rollout
 		waitForInjection(t, cp, "apps", newHTTPS)
 	})
