@@ -16,6 +16,7 @@ OCI_REGISTRY := $(BIN)/registry
 TRUST_MANAGER := $(BIN)/trust-manager
 KUBECTL   := $(BIN)/kubectl
 CRDS      := $(BIN)/crds.stamp
+CHARTS    := $(BIN)/charts.stamp
 DIST      := dist
 
 DEMO_CHART  := examples/consumer-app
@@ -42,7 +43,7 @@ vet:
 	$(GO) vet -tags integration ./tests/...
 
 ## tools: build the test binaries from pinned Go modules (Kyverno takes minutes the first time)
-tools: $(HELM) $(HELM4) $(KYVERNO) $(KYVERNO_CONTROLLERS) $(APISERVER) $(AGGREGATION) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER) $(KUBECTL) $(CRDS)
+tools: $(HELM) $(HELM4) $(KYVERNO) $(KYVERNO_CONTROLLERS) $(APISERVER) $(AGGREGATION) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER) $(KUBECTL) $(CRDS) $(CHARTS)
 
 # the helm CLI from the helm.sh/helm/v3 version pinned in go.mod, built as Helm's own
 # Makefile builds it: it reports its version and, as .Capabilities.KubeVersion, the
@@ -119,6 +120,12 @@ $(KUBECTL): tools/kubectl/go.mod tools/kubectl/go.sum tools/kubectl/main.go
 $(CRDS): tools/crds/go.mod tools/crds/go.sum
 	@mkdir -p $(BIN)
 	cd tools/crds && $(GO) mod download sigs.k8s.io/cluster-api github.com/projectcalico/calico
+	@touch $@
+
+# the modules whose published charts the inject tests run (metrics-server's, external-secrets')
+$(CHARTS): tools/charts/go.mod tools/charts/go.sum
+	@mkdir -p $(BIN)
+	cd tools/charts && $(GO) mod download sigs.k8s.io/metrics-server github.com/external-secrets/external-secrets
 	@touch $@
 
 ## krew: the kubectl plugin's archives for Linux and macOS (amd64, arm64) and its krew

@@ -32,6 +32,7 @@ const (
 	RuleMissingSecret               = rules.RuleMissingSecret
 	RuleReleaseServiceProxied       = rules.RuleReleaseServiceProxied
 	RuleInClusterCallProxied        = rules.RuleInClusterCallProxied
+	RuleHookWithoutProxy            = rules.RuleHookWithoutProxy
 	RuleStaleProxyEnv               = rules.RuleStaleProxyEnv
 	RuleNoProxyRefused              = rules.RuleNoProxyRefused
 	RuleLowercaseRequired           = rules.RuleLowercaseRequired

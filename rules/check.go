@@ -119,6 +119,9 @@ func Check(m *manifest.Manifests, opts ...Option) []Finding {
 			}
 		}
 	}
+	if !o.live {
+		findings = append(findings, hooksWithoutProxy(m, o.variables)...)
+	}
 	return append(findings, credentialsOutsideSecrets(m)...)
 }
 

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/proxykit/proxykit/manifest"
@@ -12,20 +11,13 @@ import (
 const RuleMissingProxyEnv = "missing-proxy-env"
 
 // missingProxyEnv lists the expected variables the container lacks, unless it opts out.
+// A Helm hook's containers are hook-without-proxy's, once per object.
 func missingProxyEnv(c *Context) string {
-	var missing []string
-	for _, name := range manifest.ProxyVariables {
-		if _, ok := c.Env.Vars[name]; !ok && (c.Expected == nil || slices.Contains(c.Expected, name)) {
-			missing = append(missing, name)
-		}
-	}
-	if len(missing) == 0 || c.OptedOut() != "" {
+	missing := missingVariables(c.Env, c.Expected)
+	if len(missing) == 0 || c.OptedOut() != "" || (c.Hook != "" && !c.Live) {
 		return ""
 	}
 	fix := "call proxykit.generateEnv for it, or, if it must not use the proxy, name it in the pod template's " + manifest.AnnotationSkipContainers + " annotation"
-	if c.Hook != "" && !c.Live {
-		fix = fmt.Sprintf("it is a Helm hook (helm.sh/hook: %s), which Helm 3 runs without passing it to a post-renderer: in a chart you own, call proxykit.generateEnv for it; in one you don't, proxy-policies injects it at admission, or Helm 4, which post-renders hooks, runs proxykit inject on it", c.Hook)
-	}
 	if c.Live {
 		fix = fmt.Sprintf("the Pod was admitted without the proxy: created before proxy-policies, or in a namespace it leaves out. If the policy injects namespace %s now, `proxykit rollout --apply` restarts the Pod's owner; if not, add %s to the policy's scope (namespaces.include; with credentials and the native engine, native.secretNamespaces); if it must not use the proxy, annotate it %s: \"false\"",
 			c.Namespace, c.Namespace, manifest.AnnotationInject)

@@ -31,15 +31,3 @@ func TestRuleMissingProxyEnv(t *testing.T) {
 			[]string{RuleMissingProxyEnv}},
 	})
 }
-
-// A hook Pod that Helm 3 never post-rendered gets advice for a chart the user may
-// not own: the policies, or Helm 4 (issue 35).
-func TestMissingProxyEnvOnAHook(t *testing.T) {
-	m, err := manifest.Parse("apiVersion: batch/v1\nkind: Job\nmetadata: {name: migrate, annotations: {helm.sh/hook: pre-install}}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: x}]\n")
-	require.NoError(t, err)
-	findings := Check(m, WithCluster(testCluster))
-	require.Len(t, findings, 1)
-	assert.Equal(t, RuleMissingProxyEnv, findings[0].Rule)
-	assert.Contains(t, findings[0].Message, "a Helm hook (helm.sh/hook: pre-install), which Helm 3 runs without passing it to a post-renderer")
-	assert.Contains(t, findings[0].Message, "proxy-policies injects it at admission, or Helm 4")
-}

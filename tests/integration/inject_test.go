@@ -93,7 +93,8 @@ cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], apiServer: 10
 var injectValuesCredentials = strings.ReplaceAll(injectValuesPlain, "http://proxy", "http://svc-user:"+fixture.Password+"@proxy")
 
 // TestInjectUnownedCharts runs charts nobody here wrote (Kyverno's, from the
-// Kyverno module tools/kyverno pins, and trust-manager's) through `proxykit
+// Kyverno module tools/kyverno pins, trust-manager's, and metrics-server's and
+// external-secrets' from tools/charts) through `proxykit
 // inject` as a post-renderer of the helm CLIs the project builds: Helm 3 with
 // --post-renderer PATH, Helm 4 with the plugin installed as the README says.
 // Both give the same objects; `proxykit check` finds nothing in Helm 4's render
@@ -113,6 +114,10 @@ func TestInjectUnownedCharts(t *testing.T) {
 			[]string{"kyverno-svc", "kyverno-cleanup-controller"}},
 		{"trust-manager", unownedChart(t, "github.com/cert-manager/trust-manager", "trust-manager", "deploy/charts/trust-manager"), "cert-manager", nil,
 			[]string{"trust-manager"}},
+		{"metrics-server", unownedChart(t, "sigs.k8s.io/metrics-server", "charts", "charts/metrics-server"), "kube-system", nil,
+			[]string{"metrics-server"}},
+		{"external-secrets", unownedChart(t, "github.com/external-secrets/external-secrets", "charts", "deploy/charts/external-secrets"), "external-secrets", []string{"--set", "installCRDs=false"},
+			[]string{"external-secrets-webhook"}},
 	}
 	for _, values := range []struct{ name, text string }{{"plain", injectValuesPlain}, {"credentials", injectValuesCredentials}} {
 		file := filepath.Join(t.TempDir(), "proxy-values.yaml")
@@ -132,7 +137,7 @@ func TestInjectUnownedCharts(t *testing.T) {
 					out := map[string]any{}
 					for _, o := range m.Objects {
 						if o.Hook() == "" {
-							out[o.Kind+"/"+o.Namespace+"/"+o.Name] = o.Content
+							out[o.Kind+"/"+o.Namespace+"/"+o.Name] = withoutNulls(o.Content)
 						}
 					}
 					return out
@@ -163,8 +168,8 @@ func TestInjectUnownedCharts(t *testing.T) {
 					kind, name, _ := strings.Cut(f.Object, "/")
 					o := m3.Find(kind, name)
 					require.NotNil(t, o, f.Object)
-					assert.True(t, o.Hook() != "" && f.Rule == proxytest.RuleMissingProxyEnv, "Helm 3 leaves only its hooks alone: %+v", f)
-					assert.Contains(t, f.Message, "which Helm 3 runs without passing it to a post-renderer", "advice for a chart the user does not own")
+					assert.True(t, o.Hook() != "" && f.Rule == proxytest.RuleHookWithoutProxy, "Helm 3 leaves only its hooks alone: %+v", f)
+					assert.Contains(t, f.Message, "proxy-policies injects it at admission, or Helm 4 post-renders hooks", "advice for a chart the user does not own")
 				}
 
 				// a NO_PROXY written by hand, without the chart's Services
@@ -192,6 +197,23 @@ func TestInjectUnownedCharts(t *testing.T) {
 			})
 		}
 	}
+}
+
+// withoutNulls drops the keys whose value is null: Helm 3 writes an empty
+// `annotations:` that Helm 4 leaves out (metrics-server's APIService), which
+// the API server reads alike.
+func withoutNulls(m map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		switch v := v.(type) {
+		case nil:
+		case map[string]any:
+			out[k] = withoutNulls(v)
+		default:
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // hasHook tells a render with a Helm hook that gets the proxy.
