@@ -162,9 +162,12 @@ func (m *Manifests) Calls(ctr Container) []Call {
 		name string
 		args []string
 	}{{"command", ctr.Command}, {"args", ctr.Args}} {
+		var expanded []string
 		for _, arg := range list.args {
-			add(list.name, scanText(expand(arg, env)))
+			expanded = append(expanded, expand(arg, env))
+			add(list.name, scanText(expanded[len(expanded)-1]))
 		}
+		add(list.name, scanFlags(expanded))
 	}
 	for _, mount := range ctr.VolumeMounts {
 		for _, src := range mountedSources(ctr.Volumes, mount.Name) {

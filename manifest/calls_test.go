@@ -94,13 +94,23 @@ spec:
           args: ["--peer=http://matching.temporal.svc.cluster.local:7235", "--port=8080", "--bind=:9090"]
           volumeMounts:
             - {name: config, mountPath: /etc/temporal/config}
+        - name: checker
+          image: x
+          args: [check-http, --service-name=kyverno-svc-metrics, --namespace=kyverno, --port=8000, --path=metrics, --https]
+        - name: certs
+          image: x
+          args: [--service-name=webhook, --service-namespace=es, --secret-name=webhook-tls, --dns-name=webhook.es.svc]
 `
 
 func TestCalls(t *testing.T) {
 	m, err := Parse(callsStream)
 	require.NoError(t, err)
 	ctrs := m.Containers()
-	require.Len(t, ctrs, 1)
+	require.Len(t, ctrs, 3)
+	// a readiness checker's flags name a Service, its namespace and port (Kyverno's chart tests)
+	assert.Equal(t, []Call{{Host: "kyverno-svc-metrics.kyverno", Port: "8000", Scheme: "https", Where: "args"}}, m.Calls(ctrs[1]))
+	// a certificate controller's flags name a Service without a port, and a DNS name: no calls
+	assert.Empty(t, m.Calls(ctrs[2]))
 	got := map[string]Call{}
 	for _, c := range m.Calls(ctrs[0]) {
 		got[c.HostPort()] = c

@@ -25,7 +25,10 @@ var (
 	linePair = regexp.MustCompile(`^\s*([A-Za-z0-9_.\-]+)\s*[=:]\s*"?([^"#;]*?)"?\s*$`)
 	// hostKey names a key whose value is a host: host, hostname, server,
 	// address, addr, endpoint (and db_host, esHost, serverAddress ...).
-	hostKey = regexp.MustCompile(`(?i)(^|[_.-])(host|hostname|server|address|addr|endpoint)s?$|[a-z](Host|Hostname|Server|Address|Addr|Endpoint)s?$`)
+	// service-name is a Service's name (a readiness checker's --service-name with --namespace and --port).
+	hostKey = regexp.MustCompile(`(?i)(^|[_.-])(host|hostname|server|address|addr|endpoint|service-name)s?$|[a-z](Host|Hostname|Server|Address|Addr|Endpoint|ServiceName)s?$`)
+	// flagPair is a command-line flag with its value: --name=value.
+	flagPair = regexp.MustCompile(`^--?([A-Za-z0-9][A-Za-z0-9_.-]*)=(.*)$`)
 	// dnsName is a host name as written in a config value.
 	dnsName = regexp.MustCompile(`(?i)^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.?$`)
 )
@@ -65,7 +68,11 @@ func newFound(host, port, scheme string) (found, bool) {
 			return found{}, false
 		}
 	}
-	if _, err := netip.ParseAddr(host); err != nil && (!dnsName.MatchString(host) || !strings.ContainsAny(host, "abcdefghijklmnopqrstuvwxyz")) {
+	addr, err := netip.ParseAddr(host)
+	switch {
+	case err == nil && addr.IsUnspecified():
+		return found{}, false // 0.0.0.0 and :: are where a server listens, never what a client calls
+	case err != nil && (!dnsName.MatchString(host) || !strings.ContainsAny(host, "abcdefghijklmnopqrstuvwxyz")):
 		return found{}, false
 	}
 	return found{host: host, port: port, scheme: scheme}, true
@@ -146,18 +153,43 @@ func toFloat(v any) float64 {
 	return 0
 }
 
+// scanFlags reads a command line's --key=value and --key value flags as one
+// section of neighbouring keys (--service-name=api --namespace=shop --port=8000
+// --https).
+func scanFlags(args []string) []found {
+	pairs := map[string]string{}
+	for i, arg := range args {
+		switch strings.TrimLeft(arg, "-") {
+		case "https", "tls", "secure":
+			if strings.HasPrefix(arg, "-") {
+				pairs["scheme"] = "https" // a switch that turns the call to TLS
+				continue
+			}
+		}
+		if m := flagPair.FindStringSubmatch(arg); m != nil {
+			pairs[strings.TrimLeft(m[1], "-")] = m[2]
+		} else if strings.HasPrefix(arg, "-") && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			pairs[strings.TrimLeft(arg, "-")] = args[i+1]
+		}
+	}
+	return neighbours(pairs)
+}
+
 // neighbours reads the host keys of one map or section. A host:port value is
 // found by scanText already; here it gets the scheme key beside it. A bare
 // name counts only with a port or scheme key beside it (server: nginx is a
-// name, not a call), or when it is dotted (host: es.search.svc).
+// name, not a call), or when it is dotted (host: es.search.svc); a single
+// label with a namespace key beside it is name.namespace.
 func neighbours(pairs map[string]string) []found {
-	port, scheme := "", ""
+	port, scheme, namespace := "", "", ""
 	for k, v := range pairs {
 		switch strings.ToLower(k) {
 		case "port":
 			port = v
 		case "scheme", "protocol":
 			scheme = strings.ToLower(v)
+		case "namespace", "service-namespace":
+			namespace = v
 		}
 	}
 	var out []found
@@ -180,6 +212,9 @@ func neighbours(pairs map[string]string) []found {
 		}
 		if port == "" && scheme == "" && !strings.Contains(strings.TrimSuffix(v, "."), ".") {
 			continue
+		}
+		if namespace != "" && dnsName.MatchString(namespace) && !strings.Contains(v, ".") {
+			v += "." + namespace
 		}
 		if f, ok := newFound(v, port, scheme); ok {
 			out = append(out, f)
