@@ -246,9 +246,23 @@ func (a *auditor) sources(namespace string) (map[string]any, error) {
 	return out, nil
 }
 
-// podReferences lists the Secrets and ConfigMaps a Pod's env reads, "Kind/name".
+// podReferences lists the Secrets and ConfigMaps a Pod's env reads, and the
+// ConfigMaps it mounts (where in-cluster-call-proxied finds calls in config
+// files), "Kind/name".
 func podReferences(p corev1.Pod) []string {
 	var refs []string
+	for _, v := range p.Spec.Volumes {
+		if v.ConfigMap != nil {
+			refs = append(refs, "ConfigMap/"+v.ConfigMap.Name)
+		}
+		if v.Projected != nil {
+			for _, src := range v.Projected.Sources {
+				if src.ConfigMap != nil {
+					refs = append(refs, "ConfigMap/"+src.ConfigMap.Name)
+				}
+			}
+		}
+	}
 	visit := func(env []corev1.EnvVar, from []corev1.EnvFromSource) {
 		for _, e := range env {
 			if e.ValueFrom == nil {

@@ -238,3 +238,21 @@ func TestTextOutputForThousandsOfPods(t *testing.T) {
 	assert.Regexp(t, `(?m)^team-0\s+missing-proxy-env\s+7\s+7$`, text)
 	assert.True(t, strings.HasSuffix(text, "2014 Pods checked, 2015 findings\n"), text)
 }
+
+// A running Pod that calls another release's Service from a mounted config file
+// (Temporal's pattern), with a NO_PROXY that misses it: audit reads the ConfigMap
+// it mounts and names the call, with an operator's advice.
+func TestAuditJudgesCallsInMountedConfigMaps(t *testing.T) {
+	p := pod("history-0", "temporal", "uid-h", proxyEnv()...)
+	p.Spec.Volumes = []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: "server-config"}}}}}
+	p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "config", MountPath: "/etc/temporal"}}
+	config := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "server-config", Namespace: "temporal"},
+		Data: map[string]string{"config.yaml": "elasticsearch: {url: {scheme: http, host: \"elasticsearch-master:9200\"}}\n"}}
+	r, err := Run(context.Background(), fake.NewSimpleClientset(p, config), Options{Cluster: facts})
+	require.NoError(t, err)
+	require.Len(t, r.Findings, 1, "%v", r.Findings)
+	f := r.Findings[0]
+	assert.Equal(t, proxytest.RuleInClusterCallProxied, f.Rule)
+	assert.Contains(t, f.Message, "elasticsearch-master:9200 (ConfigMap/server-config key config.yaml, mounted at /etc/temporal)")
+	assert.Contains(t, f.Message, "proxy.noProxy in the values of the policy that injected the Pod")
+}
