@@ -2,7 +2,6 @@ package inject
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -116,38 +115,42 @@ func unionNoProxy(cluster, own string) string {
 	return out
 }
 
-// nonProxyHostsFlag is the JVM's -Dhttp.nonProxyHosts flag, quoted or not.
-var nonProxyHostsFlag = regexp.MustCompile(`-Dhttp\.nonProxyHosts=("[^"]*"|\S*)`)
+// nonProxyHostsPrefix starts the JVM's flag for the hosts it reaches directly.
+const nonProxyHostsPrefix = "-Dhttp.nonProxyHosts="
 
-// mergeJavaHosts merges the proxy's -Dhttp.nonProxyHosts patterns into the last
-// such flag of an own JAVA_TOOL_OPTIONS value (the one the JVM keeps): its own
-// patterns first, then the proxy's it lacks. The value is returned as it was
-// when it has no such flag or lacks nothing.
-func mergeJavaHosts(value, proxyFlags string) string {
-	theirs := nonProxyHostsFlag.FindAllStringSubmatchIndex(value, -1)
-	ours := nonProxyHostsFlag.FindStringSubmatch(proxyFlags)
-	if len(theirs) == 0 || ours == nil {
-		return value
+// javaHosts is what the last -Dhttp.nonProxyHosts flag of a JAVA_TOOL_OPTIONS
+// value says (the JVM keeps the last): the text after it up to the next space,
+// quotes dropped; false without such a flag.
+func javaHosts(value string) (string, bool) {
+	i := strings.LastIndex(value, nonProxyHostsPrefix)
+	if i < 0 {
+		return "", false
 	}
-	last := theirs[len(theirs)-1]
-	written := value[last[2]:last[3]]
-	quoted := strings.HasPrefix(written, `"`)
-	patterns := strings.Split(strings.Trim(written, `"`), "|")
-	added := false
-	for _, p := range strings.Split(strings.Trim(ours[1], `"`), "|") {
-		if p != "" && !slices.Contains(patterns, p) {
-			patterns = append(patterns, p)
-			added = true
+	hosts, _, _ := strings.Cut(value[i+len(nonProxyHostsPrefix):], " ")
+	return strings.ReplaceAll(hosts, `"`, ""), true
+}
+
+// javaMergeSuffix is what policy.mergeNoProxy appends to an own JAVA_TOOL_OPTIONS
+// after the proxy's flags: a last -Dhttp.nonProxyHosts with the own patterns and
+// then the proxy's it lacks (the JVM keeps the last of two -D flags); "" when the
+// own value sets no such flag or lacks none. The engines append the same.
+func javaMergeSuffix(own, proxyFlags string) string {
+	theirs, ok := javaHosts(own)
+	ours, _ := javaHosts(proxyFlags)
+	if !ok || ours == "" {
+		return ""
+	}
+	have := strings.Split(theirs, "|")
+	var extra []string
+	for _, p := range strings.Split(ours, "|") {
+		if p != "" && !slices.Contains(have, p) {
+			extra = append(extra, p)
 		}
 	}
-	if !added {
-		return value
+	if len(extra) == 0 {
+		return ""
 	}
-	merged := strings.Join(slices.DeleteFunc(patterns, func(p string) bool { return p == "" }), "|")
-	if quoted {
-		merged = `"` + merged + `"`
-	}
-	return value[:last[2]] + merged + value[last[3]:]
+	return " " + nonProxyHostsPrefix + theirs + "|" + strings.Join(extra, "|")
 }
 
 // ownNote is what inject reports of a container's own settings.

@@ -96,6 +96,7 @@ func TestStreamMergeNoProxy(t *testing.T) {
 	own := jvm[strings.LastIndex(jvm, "-Dhttp.nonProxyHosts="):]
 	assert.True(t, strings.HasPrefix(own, "-Dhttp.nonProxyHosts=*.internal|sso.corp.internal|localhost|"), own)
 	assert.Contains(t, own, "|kubernetes.default|")
+	assert.Contains(t, jvm, " -Xmx1g -Dhttp.nonProxyHosts=*.internal|sso.corp.internal -Dhttp.nonProxyHosts=", "its own flag kept, the merged one last")
 
 	for _, f := range proxytest.Check(m, proxytest.WithCluster(testFacts)) {
 		assert.NotEqual(t, "core", f.Container, "%s", f)
@@ -108,16 +109,16 @@ func TestStreamOverrideReportsReplaced(t *testing.T) {
 	assert.Contains(t, result.Notes, "Deployment/core container core: its own NO_PROXY (ConfigMap/core-env key NO_PROXY, envFrom) replaced (policy.overrideExisting)")
 }
 
-func TestMergeJavaHosts(t *testing.T) {
+func TestJavaMergeSuffix(t *testing.T) {
 	flags := "-Dhttp.proxyHost=p -Dhttp.nonProxyHosts=localhost|*.svc"
 	for own, want := range map[string]string{
-		"-Xmx1g":                          "-Xmx1g",
-		"-Dhttp.nonProxyHosts=*.internal": "-Dhttp.nonProxyHosts=*.internal|localhost|*.svc",
-		`-Dhttp.nonProxyHosts="*.internal|localhost"`:          `-Dhttp.nonProxyHosts="*.internal|localhost|*.svc"`,
-		"-Dhttp.nonProxyHosts=a -Dhttp.nonProxyHosts=b -Xss1m": "-Dhttp.nonProxyHosts=a -Dhttp.nonProxyHosts=b|localhost|*.svc -Xss1m",
-		"-Dhttp.nonProxyHosts=localhost|*.svc|x":               "-Dhttp.nonProxyHosts=localhost|*.svc|x",
+		"-Xmx1g":                          "",
+		"-Dhttp.nonProxyHosts=*.internal": " -Dhttp.nonProxyHosts=*.internal|localhost|*.svc",
+		`-Dhttp.nonProxyHosts="*.internal|localhost"`:          " -Dhttp.nonProxyHosts=*.internal|localhost|*.svc",
+		"-Dhttp.nonProxyHosts=a -Dhttp.nonProxyHosts=b -Xss1m": " -Dhttp.nonProxyHosts=b|localhost|*.svc",
+		"-Dhttp.nonProxyHosts=localhost|*.svc|x":               "",
 	} {
-		assert.Equal(t, want, mergeJavaHosts(own, flags), own)
+		assert.Equal(t, want, javaMergeSuffix(own, flags), own)
 	}
 }
 

@@ -96,7 +96,9 @@ type containerOptions struct {
 // variable whose other-case twin the container sets itself gets what the twin
 // gives (with override, the proxy's), so that the two never disagree. An own
 // JAVA_TOOL_OPTIONS value is joined after the proxy flags once (its own -D flags
-// then win), before them with override (the proxy's win).
+// then win), before them with override (the proxy's win); with merge (and no
+// override) an own -Dhttp.nonProxyHosts gets a last one after it that adds the
+// proxy's patterns it lacks (javaMergeSuffix).
 func (inj *injection) container(c map[string]any, o containerOptions) (bool, []string, error) {
 	env, _ := c["env"].([]any)
 	index := map[string]int{}
@@ -137,13 +139,14 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 			// kept as it is: a merge cannot drop an own valueFrom
 		case has && name == "JAVA_TOOL_OPTIONS" && inj.javaOptions != "":
 			value := mine.value
-			if merged := mergeJavaHosts(value, inj.javaOptions); merged != value && o.merge {
-				value = merged
-			} else if merged != value && !o.override {
-				notes = append(notes, ownNote(o.where, name, mine, "keeps its own -Dhttp.nonProxyHosts, which the JVM reads instead of the proxy's, without the cluster's entries: policy.mergeNoProxy: true merges them"))
-			}
+			suffix := javaMergeSuffix(mine.value, inj.javaOptions)
 			if joined, ok := joinJava(value, inj.javaOptions, o.override); ok {
 				value = joined
+				if o.merge && !o.override {
+					value += suffix
+				} else if suffix != "" && !o.override {
+					notes = append(notes, ownNote(o.where, name, mine, "keeps its own -Dhttp.nonProxyHosts, which the JVM reads instead of the proxy's, without the cluster's entries: policy.mergeNoProxy: true merges them"))
+				}
 			}
 			if mine.entry == nil || value != mine.value {
 				set(map[string]any{"name": name, "value": value})
@@ -172,12 +175,13 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 			// kept
 		default:
 			twin, hasTwin := owns[twins[name]]
+			cluster, plain := entry["value"].(string)
 			switch {
+			case hasTwin && o.merge && isNoProxy(name) && !twin.ref() && plain:
+				// with override too: the twin itself is merged so
+				set(map[string]any{"name": name, "value": unionNoProxy(cluster, twin.value)})
 			case !hasTwin || o.override:
 				set(clone(entry))
-			case o.merge && isNoProxy(name) && !twin.ref():
-				cluster, _ := entry["value"].(string)
-				set(map[string]any{"name": name, "value": unionNoProxy(cluster, twin.value)})
 			default:
 				set(twin.asEntry(name))
 			}

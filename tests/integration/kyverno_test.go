@@ -116,8 +116,8 @@ func TestKyvernoOverrideExisting(t *testing.T) {
 	mutated := kyvernoApply(t, fixture.PolicyValuesPlain+"policy: {overrideExisting: true}\n", []corev1.Pod{own})
 	got := mutated["own"]
 	assertInjection(t, own, got, fixture.PolicyProxyEnv, true, true)
-	// spelled out: replaced in place, the valueFrom gone whole
-	assert.Equal(t, []corev1.EnvVar{fixture.Val("TZ", "UTC"), fixture.PolicyProxyEnv[0], fixture.PolicyProxyEnv[1]}, got.Spec.Containers[0].Env[:3])
+	// spelled out: the plain value replaced in place, the valueFrom kept (as the CEL engines and inject do)
+	assert.Equal(t, []corev1.EnvVar{fixture.Val("TZ", "UTC"), fixture.PolicyProxyEnv[0], fixture.ConfigMapRef("HTTPS_PROXY", "proxy", "url")}, got.Spec.Containers[0].Env[:3])
 }
 
 // TestKyvernoJavaToolOptions: with proxy.runtimes java and overrideExisting, an own

@@ -142,6 +142,15 @@ Input: the root context. Output: YAML list.
 {{- $flags := printf "vals[%d]" $javaAt -}}
 {{- $joinable := printf "x.name == \"JAVA_TOOL_OPTIONS\" && !has(x.valueFrom) && has(x.value) && x.value != \"\" && !x.value.startsWith(%s)" $flags -}}
 {{- $joined := printf "%s + \" \" + x.value" $flags -}}
+{{- /* policy.mergeNoProxy with proxy.runtimes java (no override): an own -Dhttp.nonProxyHosts (the last one)
+       gets a last one after it with the proxy's patterns it lacks, the list bound once as jhosts */ -}}
+{{- $javaHosts := list -}}
+{{- $javaParts := splitList "-Dhttp.nonProxyHosts=" $java -}}
+{{- if gt (len $javaParts) 1 }}{{ range $p := splitList "|" (replace "\"" "" (first (splitList " " (last $javaParts)))) }}{{ if $p }}{{ $javaHosts = append $javaHosts $p }}{{ end }}{{ end }}{{ end -}}
+{{- $javaMerge := and $merge (not $s.override) (gt (len $javaHosts) 0) -}}
+{{- if $javaMerge -}}
+  {{- $joined = printf "%s + [x.value.split(\"-Dhttp.nonProxyHosts=\")].map(parts, size(parts) < 2 ? \"\" : [parts[size(parts) - 1].split(\" \")[0].replace(\"\\\"\", \"\")].map(theirs, [jhosts.filter(p, !(p in theirs.split(\"|\")))].map(extra, size(extra) == 0 ? \"\" : \" -Dhttp.nonProxyHosts=\" + theirs + \"|\" + extra.join(\"|\"))[0])[0])[0]" $joined -}}
+{{- end -}}
 {{- if $s.override -}}
   {{- /* with policy.overrideExisting the flags go last, and win over older proxy flags of the container's own */ -}}
   {{- $joinable = printf "x.name == \"JAVA_TOOL_OPTIONS\" && !has(x.valueFrom) && has(x.value) && x.value != \"\" && !x.value.endsWith(%s)" $flags -}}
@@ -152,6 +161,7 @@ Input: the root context. Output: YAML list.
   jsonPatch:
     expression: >-
       [{{ include "proxy-policies.celStrings" $values }}].map(vals,
+      [{{ if $javaMerge }}{{ include "proxy-policies.celStrings" $javaHosts }}{{ else }}[]{{ end }}].map(jhosts,
       [[{{ include "proxy-policies.celEnvDynList" (dict "env" $env "values" $values) }}]].map(plist,
       [{{ include "proxy-policies.cel.names" $env }}].map(names, [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
       {{- range $n, $list := $lists }}
@@ -177,7 +187,8 @@ Input: the root context. Output: YAML list.
       idx.filter(j, c.env[j].name == {{ toJson $name }} && !has(c.env[j].valueFrom)).map(j, [{{ printf $union "c.env[j].value" }}].map(u, u == c.env[j].value ? [] : [JSONPatch{op: "replace", path: {{ $base }} + "/" + string(j) + "/value", value: u}])[0]).flatten()
       {{- else }} []
       {{- end }} :
-      [{{ if and $twin (has $twin $names) (not $s.override) }}{{ toJson $twin }} in own ? mine.filter(x, x.name == {{ toJson $twin }}).map(x, {{ include "proxy-policies.cel.twinCopy" (dict "name" $name "union" (ternary (printf $union "x.value") "" (and $merge $isNoProxy (hasKey $e "value")))) }})[0] : {{ end }}plist[{{ $k }}]]
+      {{- $mergedTwin := and $twin (has $twin $names) $merge $isNoProxy (hasKey $e "value") }}
+      [{{ if and $twin (has $twin $names) (not $s.override) }}{{ toJson $twin }} in own ? mine.filter(x, x.name == {{ toJson $twin }}).map(x, {{ include "proxy-policies.cel.twinCopy" (dict "name" $name "union" (ternary (printf $union "x.value") "" $mergedTwin)) }})[0] : {{ else if $mergedTwin }}{{ toJson $twin }} in own ? mine.filter(x, x.name == {{ toJson $twin }}).map(x, has(x.valueFrom) ? plist[{{ $k }}] : {"name": dyn({{ toJson $name }}), "value": dyn({{ printf $union "x.value" }})})[0] : {{ end }}plist[{{ $k }}]]
       .map(e, holes.exists(j, c.env[j].name == {{ toJson $name }}) ?
       holes.filter(j, c.env[j].name == {{ toJson $name }}).map(j, JSONPatch{op: "replace", path: {{ $base }} + "/" + string(j), value: e}) :
       [JSONPatch{op: "add", path: {{ $base }} + "/-", value: e}])[0])
@@ -189,7 +200,7 @@ Input: the root context. Output: YAML list.
       )[0])[0])[0])[0]
       )[0]).flatten())
       {{- end }}
-      )[0])[0])[0])[0]
+      )[0])[0])[0])[0])[0]
       {{- if $s.credentials }}
       + (has(request.subResource) && request.subResource != "" ? [] :
       has(object.metadata.annotations) ? [JSONPatch{op: "add", path: "/metadata/annotations/" + jsonpatch.escapeKey({{ toJson $annotation }}), value: {{ toJson $record }}}] :

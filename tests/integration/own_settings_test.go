@@ -1,0 +1,118 @@
+//go:build integration
+
+package integration
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/inject"
+	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/tests/fixture"
+)
+
+// ownSettingsPods are the containers' own settings the rules treat: empty
+// placeholders, a twin set by value and by valueFrom, an own NO_PROXY (with
+// spaces), an own valueFrom, an own JAVA_TOOL_OPTIONS with and without
+// -Dhttp.nonProxyHosts (quoted).
+func ownSettingsPods() []corev1.Pod {
+	return []corev1.Pod{
+		fixture.Pod("placeholders", "apps", nil, fixture.Ctr("scanner", fixture.Val("HTTP_PROXY", ""), fixture.Val("NO_PROXY", ""), fixture.Val("JAVA_TOOL_OPTIONS", ""))),
+		fixture.Pod("twins", "apps", nil,
+			fixture.Ctr("lower", fixture.Val("http_proxy", "http://own:8080"), fixture.Val("no_proxy", ".internal, sso.corp.internal")),
+			fixture.Ctr("ref", fixture.ConfigMapRef("NO_PROXY", "proxy", "noProxy"), fixture.ConfigMapRef("HTTPS_PROXY", "proxy", "url"))),
+		fixture.Pod("own-no-proxy", "apps", nil,
+			fixture.Ctr("app", fixture.Val("TZ", "UTC"), fixture.Val("NO_PROXY", ".internal,localhost"), fixture.Val("no_proxy", ""), fixture.Val("HTTP_PROXY", "http://own:8080"))),
+		fixture.Pod("own-java", "apps", nil,
+			fixture.Ctr("hosts", fixture.Val("JAVA_TOOL_OPTIONS", `-Xmx64m -Dhttp.nonProxyHosts="*.internal|localhost"`)),
+			fixture.Ctr("plain", fixture.Val("JAVA_TOOL_OPTIONS", "-Xmx64m"))),
+	}
+}
+
+// TestOwnSettingsAreOneBehaviour is the differential test of the rules for a
+// container's own settings: the native policy's CEL and the ClusterPolicy, each
+// through the Kyverno CLI (which applies their JSON patches exactly as the API
+// server does), and proxykit inject give every container of ownSettingsPods what
+// fixture.ExpectedEnv writes out, for every combination of policy.overrideExisting
+// and policy.mergeNoProxy. The MutatingPolicy shares the native CEL; the live
+// admission matrix runs all three engines on the shared table and a merge.
+func TestOwnSettingsAreOneBehaviour(t *testing.T) {
+	t.Parallel()
+	pods := ownSettingsPods()
+	for _, r := range []fixture.Injection{{}, {MergeNoProxy: true}, {Override: true}, {Override: true, MergeNoProxy: true}} {
+		name := "keep"
+		switch {
+		case r.Override && r.MergeNoProxy:
+			name = "override+merge"
+		case r.Override:
+			name = "override"
+		case r.MergeNoProxy:
+			name = "merge"
+		}
+		t.Run(name, func(t *testing.T) {
+			values := strings.Replace(fixture.PolicyValuesPlain, "proxy:\n", "proxy:\n  runtimes: [java]\n", 1) +
+				"policy: {overrideExisting: " + yesNo(r.Override) + ", mergeNoProxy: " + yesNo(r.MergeNoProxy) + "}\n"
+			var parsed map[string]any
+			require.NoError(t, fixture.YAMLUnmarshal(values, &parsed))
+			flags, err := proxykit.Include("proxykit.java.options", parsed)
+			require.NoError(t, err)
+			want := append(append([]corev1.EnvVar{}, fixture.PolicyProxyEnv...), fixture.Val("JAVA_TOOL_OPTIONS", flags))
+
+			rendered := fixture.Render(t, fixture.ProxyPolicies, values)
+			var native []string
+			for _, kind := range []string{"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {
+				native = append(native, strings.Replace(string(fixture.Find(t, rendered, kind, "inject-proxy-env").Raw),
+					"apiVersion: admissionregistration.k8s.io/v1\n", "apiVersion: admissionregistration.k8s.io/v1alpha1\n", 1))
+			}
+			clusterPolicy := fixture.Find(t, fixture.Render(t, fixture.ProxyPolicies, values+fixture.ClusterPolicyKind), "ClusterPolicy", "inject-proxy-env").Raw
+			engines := map[string]map[string]corev1.Pod{
+				"native":        kyvernoApplyPolicy(t, []byte(strings.Join(native, "\n---\n")), pods),
+				"ClusterPolicy": kyvernoApplyPolicy(t, []byte(clusterPolicy), pods),
+				"inject":        injectPods(t, parsed, pods),
+			}
+			for _, pod := range pods {
+				for key, own := range fixture.ContainerEnvs(pod) {
+					expected := fixture.ExpectedEnv(own, want, r)
+					for engine, got := range engines {
+						assert.Equal(t, expected, fixture.ContainerEnvs(got[pod.Name])[key], "%s: %s %s", engine, pod.Name, key)
+					}
+				}
+			}
+		})
+	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+// injectPods runs Pods through inject.Stream with values.
+func injectPods(t *testing.T, values map[string]any, pods []corev1.Pod) map[string]corev1.Pod {
+	t.Helper()
+	var docs []string
+	for _, p := range pods {
+		b, err := yaml.Marshal(p)
+		require.NoError(t, err)
+		docs = append(docs, string(b))
+	}
+	out, _, err := inject.Stream([]byte(strings.Join(docs, "---\n")), inject.Options{Values: values})
+	require.NoError(t, err)
+	m, err := proxytest.Parse(string(out))
+	require.NoError(t, err)
+	result := map[string]corev1.Pod{}
+	for _, p := range pods {
+		var got corev1.Pod
+		require.NoError(t, m.Decode("Pod", p.Name, &got))
+		result[p.Name] = got
+	}
+	return result
+}
