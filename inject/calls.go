@@ -15,15 +15,7 @@ import (
 // domain is the library's .svc and domain entries', the stream's Services
 // ("namespace/name") serviceHosts'.
 func calledHosts(m *manifest.Manifests, services []string) []string {
-	var namespaces []string
-	for _, o := range m.Objects {
-		if ns := m.NamespaceOf(o); ns != "" && !slices.Contains(namespaces, ns) {
-			namespaces = append(namespaces, ns)
-		}
-		if o.Kind == "Namespace" {
-			namespaces = append(namespaces, o.Name)
-		}
-	}
+	namespaces := m.Namespaces()
 	covered := map[string]bool{} // the Services' own forms, which serviceHosts added
 	for _, s := range services {
 		ns, name, _ := strings.Cut(s, "/")

@@ -1,11 +1,11 @@
 package manifest
 
 import (
+	"maps"
 	"net"
 	"net/netip"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"golang.org/x/net/publicsuffix"
@@ -139,7 +139,7 @@ func (m *Manifests) Calls(ctr Container) []Call {
 			kind, name = "Secret", src.SecretRef.Name
 		}
 		data, _ := m.ObjectData(kind, name, ns)
-		for _, key := range sortedKeys(data) {
+		for _, key := range slices.Sorted(maps.Keys(data)) {
 			if !slices.Contains(callVariables, src.Prefix+key) {
 				add(kind+"/"+name+" key "+key+" (envFrom)", scanText(data[key]))
 			}
@@ -172,7 +172,7 @@ func (m *Manifests) Calls(ctr Container) []Call {
 	for _, mount := range ctr.VolumeMounts {
 		for _, src := range mountedSources(ctr.Volumes, mount.Name) {
 			data, _ := m.ObjectData(src.kind, src.name, ns)
-			for _, key := range sortedKeys(data) {
+			for _, key := range slices.Sorted(maps.Keys(data)) {
 				if src.items != nil && !slices.Contains(src.items, key) {
 					continue
 				}
@@ -245,13 +245,4 @@ func dedupeCalls(calls []Call) []Call {
 		out = append(out, c)
 	}
 	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,6 +3,7 @@ package manifest
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -202,6 +203,26 @@ func (m *Manifests) NamespaceOf(o Object) string {
 		return o.Namespace
 	}
 	return m.Namespace
+}
+
+// Namespaces lists the namespaces the manifests know: the release namespace, the
+// objects' own, and those a Namespace object creates; each once, in that order.
+// A call to name.namespace is into the cluster when namespace is one of them.
+func (m *Manifests) Namespaces() []string {
+	var out []string
+	add := func(ns string) {
+		if ns != "" && !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	add(m.Namespace)
+	for _, o := range m.Objects {
+		add(m.NamespaceOf(o))
+		if o.Kind == "Namespace" {
+			add(o.Name)
+		}
+	}
+	return out
 }
 
 func (m *Manifests) findAll(kind, name string) []*Object {

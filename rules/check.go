@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/proxykit/proxykit/cluster"
 	"github.com/proxykit/proxykit/manifest"
@@ -140,25 +139,7 @@ type shared struct {
 }
 
 func newShared(m *manifest.Manifests, c cluster.Facts) *shared {
-	return &shared{targets: c.Targets(), gaps: map[string][]string{}, wide: map[string]string{}, services: services(m, c), decisions: serviceJudge{}, refused: map[string]string{}, namespaces: namespacesOf(m)}
-}
-
-// namespacesOf lists the namespaces the render's objects are in, or create.
-func namespacesOf(m *manifest.Manifests) []string {
-	var out []string
-	add := func(ns string) {
-		if ns != "" && !slices.Contains(out, ns) {
-			out = append(out, ns)
-		}
-	}
-	add(m.Namespace)
-	for _, o := range m.Objects {
-		add(m.NamespaceOf(o))
-		if o.Kind == "Namespace" {
-			add(o.Name)
-		}
-	}
-	return out
+	return &shared{targets: c.Targets(), gaps: map[string][]string{}, wide: map[string]string{}, services: services(m, c), decisions: serviceJudge{}, refused: map[string]string{}, namespaces: m.Namespaces()}
 }
 
 // once returns judge() for key, judged once per Check.

@@ -71,13 +71,8 @@ func isProxyHost(vars map[string]string, host string) bool {
 // release-service-proxied judges.
 func (c *Context) isServiceForm(host string) bool {
 	host = strings.TrimSuffix(host, ".")
-	domain := strings.Trim(c.Cluster.Domain, ".")
 	for _, s := range c.shared.services {
-		forms := s.forms(c.Namespace)
-		if s.namespace != "" && domain != "" {
-			forms = append(forms, s.name+"."+s.namespace+".svc."+domain)
-		}
-		if slices.Contains(forms, host) {
+		if slices.Contains(s.names(c.Namespace, c.Cluster.Domain), host) {
 			return true
 		}
 	}

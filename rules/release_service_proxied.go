@@ -101,6 +101,16 @@ func (s service) forms(ns string) []string {
 	return out
 }
 
+// names are the forms and, with a namespace and a domain, the cluster domain's
+// name.namespace.svc.<domain>: every name a call to the Service is written with.
+func (s service) names(ns, domain string) []string {
+	names := s.forms(ns)
+	if domain = strings.Trim(domain, "."); s.namespace != "" && domain != "" {
+		names = append(names, s.name+"."+s.namespace+".svc."+domain)
+	}
+	return names
+}
+
 func (s service) target(host string) string {
 	if s.port > 0 && !strings.Contains(host, ":") {
 		host += ":" + strconv.Itoa(int(s.port))
@@ -122,11 +132,7 @@ func callHosts(services []service, calls []manifest.Call, ns, domain string) []c
 	for _, call := range calls {
 		bare := strings.TrimSuffix(call.Host, ".")
 		for _, s := range services {
-			forms := s.forms(ns)
-			if s.namespace != "" {
-				forms = append(forms, s.name+"."+s.namespace+".svc."+strings.TrimSuffix(domain, "."))
-			}
-			if slices.Contains(forms, bare) {
+			if slices.Contains(s.names(ns, domain), bare) {
 				out = append(out, callHost{service: s, host: call.HostPort(), why: call.Where})
 				break
 			}
