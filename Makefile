@@ -215,11 +215,12 @@ YAML_FILES = ct.yaml $(shell git ls-files '*Chart.yaml' '*values.yaml' 'charts/*
 # with urllib and requests) and the forward proxy they go through (tinyproxy);
 # unshare, ip and mount for the private network namespace (util-linux, iproute2, mount); mitmproxy,
 # the TLS-intercepting proxy, and the public roots (ca-certificates) for the trusted-CA tests;
-# systemd, whose own parser (systemd-analyze verify) reads the nodes' drop-in back
+# systemd, whose own parser (systemd-analyze verify) reads the nodes' drop-in back;
+# containerd and runc, which the node suite starts with that drop-in's environment
 # The runtimes that read no proxy variable come as commands, from wherever the machine has
 # them, else from Debian: the JVM with its compiler for the test client (default-jdk-headless),
 # and npm (nodejs, npm), which installs the pinned Node.js releases (see node-modules)
-DEBIAN_PACKAGES := yamllint tinyproxy mitmproxy curl wget python3 python3-requests python3-httpx ruby python3-grpcio busybox php-cli php-cgi php-curl php-guzzlehttp-guzzle util-linux iproute2 mount ca-certificates systemd
+DEBIAN_PACKAGES := yamllint tinyproxy mitmproxy containerd runc curl wget python3 python3-requests python3-httpx ruby python3-grpcio busybox php-cli php-cgi php-curl php-guzzlehttp-guzzle util-linux iproute2 mount ca-certificates systemd
 APT_INSTALL := apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 debian-packages:
 	@dpkg -s $(DEBIAN_PACKAGES) >/dev/null 2>&1 || { $(APT_INSTALL) $(DEBIAN_PACKAGES) >/dev/null; }

@@ -42,6 +42,9 @@ const (
 //   - "go-client" fetches each URL in its arguments with net/http's default
 //     client, which reads the proxy from the environment, and prints each body.
 func playRole(role string) int {
+	if code, ok := playNodeRole(role, flagArgs()); ok {
+		return code
+	}
 	switch role {
 	case "echo-server":
 		handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

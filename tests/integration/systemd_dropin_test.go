@@ -48,28 +48,36 @@ func TestSystemdDropInThroughSystemdsParser(t *testing.T) {
 			javaOptions, err := proxykit.Include("proxykit.java.options", values)
 			require.NoError(t, err)
 
-			dir := t.TempDir()
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "proxied.service"), []byte("[Unit]\nDescription=proxied\n[Service]\nExecStart=/bin/true\n"), 0o644))
-			require.NoError(t, os.MkdirAll(filepath.Join(dir, "proxied.service.d"), 0o755))
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "proxied.service.d", "http-proxy.conf"), []byte(dropIn), 0o644))
-			cmd := exec.Command("systemd-analyze", "verify", "--man=no", "./proxied.service")
-			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "SYSTEMD_LOG_LEVEL=debug")
-			var stdout, stderr strings.Builder // the unit as loaded on stdout, the log on stderr
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			require.NoError(t, cmd.Run(), "%s", stderr.String())
-			out := stdout.String()
-			got := map[string]string{}
-			for _, line := range strings.Split(out, "\n") {
-				if kv, ok := strings.CutPrefix(strings.TrimSpace(line), "Environment: "); ok {
-					name, value, _ := strings.Cut(kv, "=")
-					got[name] = value
-				}
-			}
+			got, log := systemdEnvironment(t, dropIn)
 			want := map[string]string{"HTTP_PROXY": proxyURL, "HTTPS_PROXY": proxyURL, "NO_PROXY": noProxy,
 				"http_proxy": proxyURL, "https_proxy": proxyURL, "no_proxy": noProxy, "JAVA_TOOL_OPTIONS": javaOptions, "NODE_USE_ENV_PROXY": "1"}
 			assert.Equal(t, want, got, "systemd reads every variable byte for byte:\n%s", dropIn)
-			assert.NotContains(t, stderr.String(), "Failed to resolve", "no specifier left unescaped")
+			assert.NotContains(t, log, "Failed to resolve", "no specifier left unescaped")
 		})
 	}
+}
+
+// systemdEnvironment is the environment systemd gives a unit from a drop-in, as
+// its own parser reads it (`systemd-analyze verify` prints the unit as loaded at
+// debug level), and systemd's log of the load.
+func systemdEnvironment(t *testing.T, dropIn string) (map[string]string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "proxied.service"), []byte("[Unit]\nDescription=proxied\n[Service]\nExecStart=/bin/true\n"), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "proxied.service.d"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "proxied.service.d", "http-proxy.conf"), []byte(dropIn), 0o644))
+	cmd := exec.Command("systemd-analyze", "verify", "--man=no", "./proxied.service")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SYSTEMD_LOG_LEVEL=debug")
+	var stdout, stderr strings.Builder // the unit as loaded on stdout, the log on stderr
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), "%s", stderr.String())
+	got := map[string]string{}
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		if kv, ok := strings.CutPrefix(strings.TrimSpace(line), "Environment: "); ok {
+			name, value, _ := strings.Cut(kv, "=")
+			got[name] = value
+		}
+	}
+	return got, stderr.String()
 }

@@ -1,0 +1,159 @@
+//go:build integration
+
+package integration
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	runtimeapi "k8s.io/cri-api/pkg/apis/runtime/v1"
+)
+
+// playNodeRole runs the node suite's helper roles inside its network namespace:
+//   - "exec-env FILE -- CMD ARGS...": runs CMD with exactly the environment in FILE
+//     (a JSON map: what systemd gives a unit from its drop-in) and PATH;
+//   - "cri-pull SOCKET REF": pulls REF through containerd's CRI image service, as
+//     the kubelet does, and prints "pulled" or "error: ...";
+//   - "push-image HOST:PORT NAME:TAG": pushes a one-layer linux/amd64 image to a
+//     registry over plain HTTP.
+func playNodeRole(role string, args []string) (int, bool) {
+	switch role {
+	case "exec-env":
+		raw, err := os.ReadFile(args[0])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		var vars map[string]string
+		if err := json.Unmarshal(raw, &vars); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		env := []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+		for k, v := range vars {
+			env = append(env, k+"="+v)
+		}
+		cmd := args[2:] // after "--"
+		path, err := lookPath(cmd[0])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		fmt.Fprintln(os.Stderr, syscall.Exec(path, cmd, env))
+		return 1, true
+	case "cri-pull":
+		fmt.Println(criPull(args[0], args[1]))
+		return 0, true
+	case "push-image":
+		if err := pushImage(args[0], args[1]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+func lookPath(name string) (string, error) {
+	for _, dir := range []string{"/usr/sbin", "/usr/bin", "/sbin", "/bin"} {
+		if _, err := os.Stat(dir + "/" + name); err == nil {
+			return dir + "/" + name, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found", name)
+}
+
+// criPull asks containerd's CRI image service to pull ref.
+func criPull(socket, ref string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	defer conn.Close()
+	_, err = runtimeapi.NewImageServiceClient(conn).PullImage(ctx, &runtimeapi.PullImageRequest{Image: &runtimeapi.ImageSpec{Image: ref}})
+	if err != nil {
+		return "error: " + strings.ReplaceAll(err.Error(), "\n", " ")
+	}
+	return "pulled"
+}
+
+// pushImage writes a one-layer image (a single text file) with the OCI
+// distribution API: the blobs, then the manifest.
+func pushImage(registry, nameTag string) error {
+	name, tag, _ := strings.Cut(nameTag, ":")
+	var layer bytes.Buffer
+	gz := gzip.NewWriter(&layer)
+	tw := tar.NewWriter(gz)
+	content := []byte("proxykit node suite\n")
+	if err := tw.WriteHeader(&tar.Header{Name: "etc/proxykit", Mode: 0o644, Size: int64(len(content)), Typeflag: tar.TypeReg}); err != nil {
+		return err
+	}
+	tw.Write(content)
+	tw.Close()
+	gz.Close()
+	var raw bytes.Buffer // the uncompressed layer, for the config's diff_ids
+	tr, _ := gzip.NewReader(bytes.NewReader(layer.Bytes()))
+	io.Copy(&raw, tr)
+	config, _ := json.Marshal(map[string]any{"architecture": "amd64", "os": "linux",
+		"rootfs": map[string]any{"type": "layers", "diff_ids": []string{digest(raw.Bytes())}}, "config": map[string]any{}})
+	base := "http://" + registry + "/v2/" + name
+	for _, blob := range [][]byte{layer.Bytes(), config} {
+		resp, err := http.Post(base+"/blobs/uploads/", "", nil)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		location := resp.Header.Get("Location")
+		if !strings.HasPrefix(location, "http") {
+			location = "http://" + registry + location
+		}
+		sep := "?"
+		if strings.Contains(location, "?") {
+			sep = "&"
+		}
+		req, _ := http.NewRequest(http.MethodPut, location+sep+"digest="+digest(blob), bytes.NewReader(blob))
+		req.Header.Set("Content-Type", "application/octet-stream")
+		if resp, err = http.DefaultClient.Do(req); err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			return fmt.Errorf("blob upload: %s", resp.Status)
+		}
+	}
+	manifest, _ := json.Marshal(map[string]any{"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+		"config": map[string]any{"mediaType": "application/vnd.oci.image.config.v1+json", "digest": digest(config), "size": len(config)},
+		"layers": []any{map[string]any{"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip", "digest": digest(layer.Bytes()), "size": layer.Len()}}})
+	req, _ := http.NewRequest(http.MethodPut, base+"/manifests/"+tag, bytes.NewReader(manifest))
+	req.Header.Set("Content-Type", "application/vnd.oci.image.manifest.v1+json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		return fmt.Errorf("manifest: %s", resp.Status)
+	}
+	return nil
+}
+
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
