@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -69,9 +70,21 @@ func startProcessEnv(t testing.TB, dir string, env []string, name string, args .
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	require.NoError(t, cmd.Start())
+	// a process that dies while the test runs fails it at once, with its log below,
+	// instead of leaving the test to wait out every deadline that needed it
+	var stopping atomic.Bool
+	exited := make(chan struct{})
+	go func() {
+		err := cmd.Wait()
+		if !stopping.Load() {
+			t.Errorf("%s exited while the test ran: %v", name, err)
+		}
+		close(exited)
+	}()
 	t.Cleanup(func() {
+		stopping.Store(true)
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_, _ = cmd.Process.Wait()
+		<-exited
 		logFile.Close()
 		if t.Failed() {
 			if log, err := os.ReadFile(logFile.Name()); err == nil && len(log) > 0 {
