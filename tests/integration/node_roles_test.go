@@ -12,7 +12,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"strings"
 	"syscall"
@@ -29,7 +33,8 @@ import (
 //   - "cri-pull SOCKET REF": pulls REF through containerd's CRI image service, as
 //     the kubelet does, and prints "pulled" or "error: ...";
 //   - "push-image HOST:PORT NAME:TAG": pushes a one-layer linux/amd64 image to a
-//     registry over plain HTTP.
+//     registry over plain HTTP;
+//   - "tls-front ADDR UPSTREAM": serves UPSTREAM (a plain registry) over HTTPS on ADDR.
 func playNodeRole(role string, args []string) (int, bool) {
 	switch role {
 	case "exec-env":
@@ -57,6 +62,21 @@ func playNodeRole(role string, args []string) (int, bool) {
 		return 1, true
 	case "cri-pull":
 		fmt.Println(criPull(args[0], args[1]))
+		return 0, true
+	case "tls-front":
+		// HTTPS with httptest's own certificate in front of a plain registry: what a
+		// registry with a certificate of its own looks like through an intercepting
+		// proxy, which is told to skip verifying it (mitmproxy's ssl_insecure)
+		l, err := net.Listen("tcp", args[0])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		upstream, _ := url.Parse("http://" + args[1])
+		server := httptest.NewUnstartedServer(httputil.NewSingleHostReverseProxy(upstream))
+		server.Listener = l
+		server.StartTLS()
+		time.Sleep(10 * time.Minute) // the namespace's script kills it
 		return 0, true
 	case "push-image":
 		if err := pushImage(args[0], args[1]); err != nil {

@@ -35,6 +35,9 @@ type nodePull struct {
 	name, noProxy, ref string
 	proxied            bool
 	password, wrong    string
+	// intercepted: the registry is HTTPS and the proxy mitmproxy, which signs with
+	// the corporate CA; trusted: the node trusts that CA as cluster-proxy installs it
+	intercepted, trusted bool
 }
 
 // TestContainerdPullsThroughTheDropIn is the first slice of the node suite
@@ -47,7 +50,10 @@ type nodePull struct {
 // the registry is not in NO_PROXY, absent when it is (by name, by address, by
 // CIDR, as the image reference writes the host); a proxy that demands Basic
 // credentials (mitmproxy's) gets them from the drop-in's percent-encoded URL, its
-// % doubled for systemd, and a wrong password fails the pull with the proxy's 407.
+// % doubled for systemd, and a wrong password fails the pull with the proxy's 407;
+// through a TLS-intercepting proxy the pull from an HTTPS registry succeeds once
+// the node trusts the proxy's CA as cluster-proxy installs it, and fails on the
+// certificate before.
 func TestContainerdPullsThroughTheDropIn(t *testing.T) {
 	t.Parallel()
 	for _, tool := range []string{"containerd", "runc", "tinyproxy", "systemd-analyze"} {
@@ -64,6 +70,8 @@ func TestContainerdPullsThroughTheDropIn(t *testing.T) {
 		{name: "a host:port entry covers only its port", noProxy: nodeRegistryName + ":5001", ref: byName, proxied: true},
 		{name: "credentials", ref: byName, proxied: true, password: "Zq%40w%25&+"},
 		{name: "wrong password", ref: byName, proxied: true, password: "Zq%40w%25&+", wrong: "nope"},
+		{name: "an intercepting proxy, its CA trusted", ref: nodeRegistryName + ":5443/app:1", proxied: true, intercepted: true, trusted: true},
+		{name: "an intercepting proxy, its CA not trusted", ref: nodeRegistryName + ":5443/app:1", proxied: true, intercepted: true},
 	}
 
 	self, err := os.Executable()
@@ -75,15 +83,26 @@ func TestContainerdPullsThroughTheDropIn(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 		return path
 	}
-	// containerd reaches the registry over plain HTTP, under either name
-	for _, host := range []string{nodeRegistryName + ":5000", nodeRegistryAddr + ":5000"} {
-		write("certs.d/"+host+"/hosts.toml", fmt.Sprintf("server = %q\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", "http://"+host, "http://"+host))
+	// containerd reaches the registry over plain HTTP, under either name, and over
+	// HTTPS on 5443
+	for host, scheme := range map[string]string{nodeRegistryName + ":5000": "http", nodeRegistryAddr + ":5000": "http", nodeRegistryName + ":5443": "https"} {
+		write("certs.d/"+host+"/hosts.toml", fmt.Sprintf("server = %q\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", scheme+"://"+host, scheme+"://"+host))
 	}
+	// the node's trust store as update-ca-certificates leaves it after cluster-proxy's
+	// files put the corporate CA in /usr/local/share/ca-certificates: Debian's bundle
+	// and the CA; bind-mounted over it inside the test's mount namespace only
+	ca, caKey := fixture.NewCA(t, "corp")
+	roots, err := os.ReadFile("/etc/ssl/certs/ca-certificates.crt")
+	require.NoError(t, err, "ca-certificates is missing: `make debian-packages` installs it")
+	bundle := write("trust/ca-certificates.crt", string(roots)+ca)
+	confdir := filepath.Join(dir, "mitmproxy")
+	write("mitmproxy/mitmproxy-ca.pem", caKey+ca)
 	role := func(name string) string { return fmt.Sprintf("%s=%s %q --", testRoleVar, name, self) }
 
 	var script strings.Builder
 	fmt.Fprintf(&script, "%s %s:5000 >%q 2>&1 &\n%s", shellQuote(filepathBin("registry")), nodeRegistryAddr, filepath.Join(dir, "registry.log"), waitForPort(nodeRegistryAddr, 5000))
 	fmt.Fprintf(&script, "%s %s:5000 app:1 || echo push failed\n", role("push-image"), nodeRegistryAddr)
+	fmt.Fprintf(&script, "%s %s:5443 %s:5000 & %s", role("tls-front"), nodeRegistryAddr, nodeRegistryAddr, waitForPort(nodeRegistryAddr, 5443))
 	for i, p := range pulls {
 		c := filepath.Join(dir, fmt.Sprintf("c%d", i))
 		proxyURL := "http://127.0.0.1:3128"
@@ -91,6 +110,12 @@ func TestContainerdPullsThroughTheDropIn(t *testing.T) {
 		// tinyproxy's BasicAuth takes no password with %, & or +: a proxy that demands
 		// credentials is mitmproxy's, which answers a wrong one with 407
 		start := fmt.Sprintf("tinyproxy -d -c %q >/dev/null 2>&1 & tp=$!\n", filepath.Join(c, "tinyproxy.conf"))
+		if p.intercepted {
+			start = fmt.Sprintf("mitmdump --listen-host 127.0.0.1 --listen-port 3128 --set confdir=%q --set ssl_insecure=true >%q 2>&1 & tp=$!\n", confdir, filepath.Join(c, "tinyproxy.log"))
+			if p.trusted {
+				start += fmt.Sprintf("mount --bind %q /etc/ssl/certs/ca-certificates.crt\n", bundle)
+			}
+		}
 		if p.password != "" {
 			secret, err := url.PathUnescape(p.password)
 			require.NoError(t, err)
@@ -120,6 +145,9 @@ func TestContainerdPullsThroughTheDropIn(t *testing.T) {
 		fmt.Fprintf(&script, "for i in $(seq 100); do [ -S %q ] && break; sleep 0.1; done\n", socket)
 		fmt.Fprintf(&script, "echo \"pull %d: $(%s %q %q)\"\n", i, role("cri-pull"), socket, p.ref)
 		fmt.Fprintf(&script, "kill $ctd $tp; wait $ctd $tp 2>/dev/null\n")
+		if p.trusted {
+			script.WriteString("umount /etc/ssl/certs/ca-certificates.crt\n")
+		}
 		fmt.Fprintf(&script, "echo \"proxy %d: $(grep -c '/v2/' %q)\"\n", i, filepath.Join(c, "tinyproxy.log"))
 	}
 	out := netns{Addrs: []string{nodeRegistryAddr}, Hosts: "127.0.0.1 localhost\n" + nodeRegistryAddr + " " + nodeRegistryName + "\n", EchoPorts: []string{"8080"}}.run(t, script.String())
@@ -130,6 +158,10 @@ func TestContainerdPullsThroughTheDropIn(t *testing.T) {
 			requests := lineAfter(out, fmt.Sprintf("proxy %d: ", i))
 			if p.wrong != "" {
 				assert.Contains(t, pulled, "407 Proxy Authentication Required", "the proxy refuses the wrong password, and containerd says so")
+				return
+			}
+			if p.intercepted && !p.trusted {
+				assert.Contains(t, pulled, "x509: certificate signed by unknown authority", "without the CA the node refuses the proxy's certificate")
 				return
 			}
 			assert.Equal(t, "pulled", pulled, "%s\ncontainerd: %s", out, readFile(t, filepath.Join(dir, fmt.Sprintf("c%d", i), "containerd.log")))
