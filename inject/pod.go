@@ -44,10 +44,7 @@ func (inj *injection) podTemplate(tmpl map[string]any, o containerOptions) (bool
 			injected++
 			co := o
 			co.where += " container " + name
-			c2, n, err := inj.container(c, co)
-			if err != nil {
-				return false, 0, nil, err
-			}
+			c2, n := inj.container(c, co)
 			changed = changed || c2
 			notes = append(notes, n...)
 		}
@@ -99,7 +96,7 @@ type containerOptions struct {
 // then win), before them with override (the proxy's win); with merge (and no
 // override) an own -Dhttp.nonProxyHosts gets a last one after it that adds the
 // proxy's patterns it lacks (javaMergeSuffix).
-func (inj *injection) container(c map[string]any, o containerOptions) (bool, []string, error) {
+func (inj *injection) container(c map[string]any, o containerOptions) (bool, []string) {
 	env, _ := c["env"].([]any)
 	index := map[string]int{}
 	for i, e := range env {
@@ -109,12 +106,7 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 			}
 		}
 	}
-	var names []string
-	for _, entry := range inj.env {
-		name, _ := entry["name"].(string)
-		names = append(names, name)
-	}
-	owns := ownSettings(c, o.view, o.namespace, names)
+	owns := ownSettings(c, o.view, o.namespace, inj.names)
 	changed := false
 	var notes []string
 	set := func(entry map[string]any) {
@@ -197,7 +189,7 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 			changed = true
 		}
 	}
-	return changed, notes, nil
+	return changed, notes
 }
 
 // hasNamed tells whether a list of maps holds one with this name, or this mountPath.

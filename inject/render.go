@@ -11,6 +11,7 @@ import (
 type injection struct {
 	enabled      bool
 	env          []map[string]any // proxykit.proxy.env (with the Services), then proxykit.trust.env
+	names        []string         // the names of env's entries, in order
 	javaOptions  string           // the flags an own JAVA_TOOL_OPTIONS is joined after
 	volume       map[string]any   // the trust bundle's volume, nil without proxy.trustedCA
 	mount        map[string]any   // its read-only mount
@@ -57,6 +58,8 @@ func render(values map[string]any, hosts, release string) (*injection, error) {
 	for _, e := range append(decoded["proxykit.proxy.env"], decoded["proxykit.trust.env"]...) {
 		entry, _ := e.(map[string]any)
 		inj.env = append(inj.env, entry)
+		name, _ := entry["name"].(string)
+		inj.names = append(inj.names, name)
 		if entry["name"] == "JAVA_TOOL_OPTIONS" {
 			inj.javaOptions, _ = entry["value"].(string)
 		}

@@ -122,7 +122,8 @@ var callVariables = append(slices.Clone(ProxyVariables), "JAVA_TOOL_OPTIONS", "J
 // variables themselves are not calls. Each host and port is listed once, where
 // it is first found, with its scheme when any place writes one.
 func (m *Manifests) Calls(ctr Container) []Call {
-	env := m.Environment(ctr)
+	resolved := m.ResolveEnv(ctr) // once: $(VAR) reads it, and so do valueFrom keys
+	env := resolved.Values()
 	var out []Call
 	add := func(where string, fs []found) {
 		for _, f := range fs {
@@ -153,7 +154,7 @@ func (m *Manifests) Calls(ctr Container) []Call {
 		case e.ValueFrom == nil:
 			add("env "+e.Name, scanText(expand(e.Value, env)))
 		case e.ValueFrom.ConfigMapKeyRef != nil || e.ValueFrom.SecretKeyRef != nil:
-			if v := m.ResolveEnv(Container{Namespace: ns, Container: corev1.Container{Env: []corev1.EnvVar{e}}}).Vars[e.Name]; v.Known() {
+			if v := resolved.Vars[e.Name]; v.Known() {
 				add("env "+e.Name+" ("+v.From+")", scanText(v.Value))
 			}
 		}

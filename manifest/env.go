@@ -145,8 +145,13 @@ func (m *Manifests) objectData(kind, name, namespace string) (map[string]datum, 
 // ConfigMaps of the manifests. A variable whose source is missing, or that comes
 // from a fieldRef or resourceFieldRef, is left out.
 func (m *Manifests) Environment(c Container) map[string]string {
+	return m.ResolveEnv(c).Values()
+}
+
+// Values are the variables whose value is known (Value.Known), by name.
+func (e Env) Values() map[string]string {
 	out := map[string]string{}
-	for name, v := range m.ResolveEnv(c).Vars {
+	for name, v := range e.Vars {
 		if v.Known() {
 			out[name] = v.Value
 		}
