@@ -10,6 +10,7 @@ KYVERNO_CONTROLLERS := $(BIN)/kyverno-admission-controller $(BIN)/kyverno-backgr
 AGGREGATION := $(BIN)/clusterrole-aggregation
 HELM4     := $(BIN)/helm4
 APISERVER := $(BIN)/kube-apiserver
+KUBELET := $(BIN)/kubelet
 ETCD      := $(BIN)/etcd
 HELM_DOCS := $(BIN)/helm-docs
 OCI_REGISTRY := $(BIN)/registry
@@ -43,7 +44,7 @@ vet:
 	$(GO) vet -tags integration ./tests/...
 
 ## tools: build the test binaries from pinned Go modules (Kyverno takes minutes the first time)
-tools: $(HELM) $(HELM4) $(KYVERNO) $(KYVERNO_CONTROLLERS) $(APISERVER) $(AGGREGATION) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER) $(KUBECTL) $(CRDS) $(CHARTS)
+tools: $(HELM) $(HELM4) $(KYVERNO) $(KYVERNO_CONTROLLERS) $(APISERVER) $(KUBELET) $(AGGREGATION) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER) $(KUBECTL) $(CRDS) $(CHARTS)
 
 # the helm CLI from the helm.sh/helm/v3 version pinned in go.mod, built as Helm's own
 # Makefile builds it: it reports its version and, as .Capabilities.KubeVersion, the
@@ -86,6 +87,12 @@ KUBE_LDFLAGS := -X k8s.io/component-base/version.gitVersion=$(KUBE_VERSION) -X k
 $(APISERVER): tools/apiserver/go.mod tools/apiserver/go.sum
 	@mkdir -p $(BIN)
 	cd tools/apiserver && $(GO) build -ldflags '$(KUBE_LDFLAGS)' -o $@ k8s.io/kubernetes/cmd/kube-apiserver
+
+# the node suite's kubelet, from the same Kubernetes module (it shares most of
+# kube-apiserver's packages, so it costs less than a minute more when cold)
+$(KUBELET): tools/apiserver/go.mod tools/apiserver/go.sum
+	@mkdir -p $(BIN)
+	cd tools/apiserver && $(GO) build -ldflags '$(KUBE_LDFLAGS)' -o $@ k8s.io/kubernetes/cmd/kubelet
 
 $(ETCD): tools/apiserver/go.mod tools/apiserver/go.sum tools/apiserver/etcd/main.go
 	@mkdir -p $(BIN)
@@ -220,7 +227,7 @@ YAML_FILES = ct.yaml $(shell git ls-files '*Chart.yaml' '*values.yaml' 'charts/*
 # The runtimes that read no proxy variable come as commands, from wherever the machine has
 # them, else from Debian: the JVM with its compiler for the test client (default-jdk-headless),
 # and npm (nodejs, npm), which installs the pinned Node.js releases (see node-modules)
-DEBIAN_PACKAGES := yamllint tinyproxy mitmproxy containerd runc curl wget python3 python3-requests python3-httpx ruby python3-grpcio busybox php-cli php-cgi php-curl php-guzzlehttp-guzzle util-linux iproute2 mount ca-certificates systemd
+DEBIAN_PACKAGES := yamllint tinyproxy mitmproxy containerd runc containernetworking-plugins curl wget python3 python3-requests python3-httpx ruby python3-grpcio busybox php-cli php-cgi php-curl php-guzzlehttp-guzzle util-linux iproute2 mount ca-certificates systemd
 APT_INSTALL := apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 debian-packages:
 	@dpkg -s $(DEBIAN_PACKAGES) >/dev/null 2>&1 || { $(APT_INSTALL) $(DEBIAN_PACKAGES) >/dev/null; }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -446,9 +447,23 @@ func waitForSecret(t *testing.T, cp *controlPlane, ns, name string, ok func(*cor
 		if err != nil && !apierrors.IsNotFound(err) {
 			require.NoError(t, err)
 		}
-		require.True(t, time.Now().Before(deadline), "Secret %s/%s never became as expected", ns, name)
+		require.True(t, time.Now().Before(deadline), "Secret %s/%s never became as expected; %s", ns, name, describeSecret(s, err))
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// describeSecret says what a Secret holds when a wait for it gives up, without
+// its values: the keys, which copy it is, and the record it carries.
+func describeSecret(s *corev1.Secret, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	keys := make([]string, 0, len(s.Data))
+	for k := range s.Data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return fmt.Sprintf("it has keys %v, resourceVersion %s, labels %v, record %q", keys, s.ResourceVersion, s.Labels, s.Annotations[proxytest.AnnotationProxyConfig])
 }
 
 // deleteSecretEverywhere removes a kept Secret and its copies, so the next cell starts clean.

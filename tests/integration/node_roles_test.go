@@ -32,9 +32,14 @@ import (
 //     (a JSON map: what systemd gives a unit from its drop-in) and PATH;
 //   - "cri-pull SOCKET REF": pulls REF through containerd's CRI image service, as
 //     the kubelet does, and prints "pulled" or "error: ...";
-//   - "push-image HOST:PORT NAME:TAG": pushes a one-layer linux/amd64 image to a
-//     registry over plain HTTP;
-//   - "tls-front ADDR UPSTREAM": serves UPSTREAM (a plain registry) over HTTPS on ADDR.
+//   - "push-image HOST:PORT NAME:TAG [PATH=SOURCE|PATH->TARGET|cmd=ARG,ARG...]...":
+//     pushes a one-layer linux/amd64 image to a registry over plain HTTP; without
+//     entries its layer is one text file, with them it holds the files (SOURCE
+//     copied from this machine), the symlinks and the command given;
+//   - "tls-front ADDR UPSTREAM": serves UPSTREAM (a plain registry) over HTTPS on ADDR;
+//   - "api-relay ADDR SOCKET": forwards TCP connections on ADDR to a Unix socket,
+//     which the test serves outside the namespace (socket files cross network
+//     namespaces), so that the node reaches the loopback API server at ADDR.
 func playNodeRole(role string, args []string) (int, bool) {
 	switch role {
 	case "exec-env":
@@ -78,8 +83,21 @@ func playNodeRole(role string, args []string) (int, bool) {
 		server.StartTLS()
 		time.Sleep(10 * time.Minute) // the namespace's script kills it
 		return 0, true
+	case "api-relay":
+		l, err := net.Listen("tcp", args[0])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return 1, true
+			}
+			go relay(c, func() (net.Conn, error) { return net.Dial("unix", args[1]) })
+		}
 	case "push-image":
-		if err := pushImage(args[0], args[1]); err != nil {
+		if err := pushImage(args[0], args[1], args[2:]...); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1, true
 		}
@@ -88,7 +106,24 @@ func playNodeRole(role string, args []string) (int, bool) {
 	return 0, false
 }
 
+// relay copies between c and a connection dial makes, both ways, until either ends.
+func relay(c net.Conn, dial func() (net.Conn, error)) {
+	defer c.Close()
+	up, err := dial()
+	if err != nil {
+		return
+	}
+	defer up.Close()
+	done := make(chan struct{}, 2)
+	go func() { io.Copy(up, c); done <- struct{}{} }()
+	go func() { io.Copy(c, up); done <- struct{}{} }()
+	<-done
+}
+
 func lookPath(name string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
 	for _, dir := range []string{"/usr/sbin", "/usr/bin", "/sbin", "/bin"} {
 		if _, err := os.Stat(dir + "/" + name); err == nil {
 			return dir + "/" + name, nil
@@ -113,25 +148,51 @@ func criPull(socket, ref string) string {
 	return "pulled"
 }
 
-// pushImage writes a one-layer image (a single text file) with the OCI
-// distribution API: the blobs, then the manifest.
-func pushImage(registry, nameTag string) error {
+// pushImage writes a one-layer image with the OCI distribution API: the blobs,
+// then the manifest. Without entries the layer is a single text file; entries
+// are PATH=SOURCE (a file of this machine, kept executable), PATH->TARGET (a
+// symlink) and cmd=ARG,ARG... (the image's command).
+func pushImage(registry, nameTag string, entries ...string) error {
 	name, tag, _ := strings.Cut(nameTag, ":")
 	var layer bytes.Buffer
 	gz := gzip.NewWriter(&layer)
 	tw := tar.NewWriter(gz)
-	content := []byte("proxykit node suite\n")
-	if err := tw.WriteHeader(&tar.Header{Name: "etc/proxykit", Mode: 0o644, Size: int64(len(content)), Typeflag: tar.TypeReg}); err != nil {
-		return err
+	var cmd []string
+	if len(entries) == 0 {
+		content := []byte("proxykit node suite\n")
+		if err := tw.WriteHeader(&tar.Header{Name: "etc/proxykit", Mode: 0o644, Size: int64(len(content)), Typeflag: tar.TypeReg}); err != nil {
+			return err
+		}
+		tw.Write(content)
 	}
-	tw.Write(content)
+	for _, e := range entries {
+		if args, ok := strings.CutPrefix(e, "cmd="); ok {
+			cmd = strings.Split(args, ",")
+			continue
+		}
+		if path, target, ok := strings.Cut(e, "->"); ok {
+			if err := tw.WriteHeader(&tar.Header{Name: path, Linkname: target, Mode: 0o777, Typeflag: tar.TypeSymlink}); err != nil {
+				return err
+			}
+			continue
+		}
+		path, source, _ := strings.Cut(e, "=")
+		content, err := os.ReadFile(source)
+		if err != nil {
+			return err
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: path, Mode: 0o755, Size: int64(len(content)), Typeflag: tar.TypeReg}); err != nil {
+			return err
+		}
+		tw.Write(content)
+	}
 	tw.Close()
 	gz.Close()
 	var raw bytes.Buffer // the uncompressed layer, for the config's diff_ids
 	tr, _ := gzip.NewReader(bytes.NewReader(layer.Bytes()))
 	io.Copy(&raw, tr)
 	config, _ := json.Marshal(map[string]any{"architecture": "amd64", "os": "linux",
-		"rootfs": map[string]any{"type": "layers", "diff_ids": []string{digest(raw.Bytes())}}, "config": map[string]any{}})
+		"rootfs": map[string]any{"type": "layers", "diff_ids": []string{digest(raw.Bytes())}}, "config": map[string]any{"Cmd": cmd}})
 	base := "http://" + registry + "/v2/" + name
 	for _, blob := range [][]byte{layer.Bytes(), config} {
 		resp, err := http.Post(base+"/blobs/uploads/", "", nil)

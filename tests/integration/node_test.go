@@ -138,7 +138,7 @@ func TestContainerdPullsThroughTheDropIn(t *testing.T) {
 		require.NoError(t, err)
 		envFile := write(fmt.Sprintf("c%d/env.json", i), string(raw))
 		write(fmt.Sprintf("c%d/tinyproxy.conf", i), tiny)
-		config := write(fmt.Sprintf("c%d/config.toml", i), containerdConfig(c, filepath.Join(dir, "certs.d")))
+		config := write(fmt.Sprintf("c%d/config.toml", i), containerdConfig(c, filepath.Join(dir, "certs.d"), ""))
 		socket := filepath.Join(c, "containerd.sock")
 		fmt.Fprintf(&script, "touch %q\n%s%s", filepath.Join(c, "tinyproxy.log"), start, waitForPort("127.0.0.1", 3128))
 		fmt.Fprintf(&script, "%s %q -- containerd --config %q >%q 2>&1 & ctd=$!\n", role("exec-env"), envFile, config, filepath.Join(c, "containerd.log"))
@@ -176,8 +176,14 @@ func TestContainerdPullsThroughTheDropIn(t *testing.T) {
 
 // containerdConfig runs containerd under dir, with its own root, state and
 // socket, the native snapshotter, and the CRI plugin: restrict_oom_score_adj,
-// since this machine's root lacks CAP_SYS_RESOURCE, and the registries' hosts.toml.
-func containerdConfig(dir, certs string) string {
+// since this machine's root lacks CAP_SYS_RESOURCE, the registries' hosts.toml,
+// the CNI plugins of Debian's package with their configuration in dir/cni, and
+// the Pods' sandbox image (containerd's default when empty).
+func containerdConfig(dir, certs, sandboxImage string) string {
+	sandbox := ""
+	if sandboxImage != "" {
+		sandbox = fmt.Sprintf("  sandbox_image = %q\n", sandboxImage)
+	}
 	return fmt.Sprintf(`version = 2
 root = %q
 state = %q
@@ -188,13 +194,14 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   path = %q
 [plugins."io.containerd.grpc.v1.cri"]
   restrict_oom_score_adj = true
-  [plugins."io.containerd.grpc.v1.cri".containerd]
+%s  [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "native"
   [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
     conf_dir = %q
   [plugins."io.containerd.grpc.v1.cri".registry]
     config_path = %q
-`, filepath.Join(dir, "root"), filepath.Join(dir, "state"), filepath.Join(dir, "containerd.sock"), filepath.Join(dir, "opt"), filepath.Join(dir, "cni"), certs)
+`, filepath.Join(dir, "root"), filepath.Join(dir, "state"), filepath.Join(dir, "containerd.sock"), filepath.Join(dir, "opt"), sandbox, filepath.Join(dir, "cni"), certs)
 }
 
 func lineAfter(out, prefix string) string {

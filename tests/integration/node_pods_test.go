@@ -1,0 +1,210 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/proxykit/proxykit/inject"
+	"github.com/proxykit/proxykit/proxytest"
+)
+
+// nodeValues are the cluster's facts as the node suite's values give them to
+// cluster-proxy (the drop-ins) and to inject (the Pods): the proxy on its
+// address in the namespace, the API server as the node reaches it.
+const nodeValues = `
+clusterName: node
+proxy:
+  http: http://` + nodeProxyAddr + `:3128
+  https: http://` + nodeProxyAddr + `:3128
+cluster:
+  podCIDRs: [10.244.0.0/16]
+  serviceCIDRs: [10.96.0.0/12]
+  apiServer: ` + nodeAPIAddr + `
+  metadataEndpoints: false
+`
+
+// The URLs the Pods call: a host outside the cluster, which only the proxy can
+// resolve, a Service-like name (the Pod resolves it through hostAliases), and an
+// address inside the Service CIDR.
+var (
+	nodeOutsideURL   = fmt.Sprintf("http://%s:8080/", nodeOutsideName)
+	nodeServiceURL   = "http://echo.apps.svc:8080/"
+	nodeInClusterURL = fmt.Sprintf("http://%s:8080/", nodeInClusterAddr)
+)
+
+// TestKubeletRunsPodsThroughTheDropIns is the node suite's node (issue 38): a
+// kubelet and containerd started with the drop-ins cluster-proxy renders,
+// registered with the loopback API server, run a Pod given the proxy by inject.
+// containerd pulls the Pod's image (and the sandbox's) through the proxy, the
+// kubelet's own API traffic goes direct, and inside the Pod network the Go
+// client sends the outside host through the proxy and the Service name and the
+// in-cluster address direct, while BusyBox's wget (which reads no NO_PROXY)
+// sends the outside host through it. The echo server, which tells proxied
+// requests by tinyproxy's Via header, and tinyproxy's log are the judges.
+func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
+	t.Parallel()
+	cp := startControlPlane(t)
+	cp.ensureNamespace(t, "apps")
+	began := time.Now()
+	node := startNode(t, cp, nodeValues)
+	t.Logf("the node was Ready %s after it started", time.Since(began).Round(time.Millisecond))
+
+	t.Run("a Pod given the proxy by inject", func(t *testing.T) {
+		pod := nodePod("calls", "apps", fmt.Sprintf("podclient %s %s %s; echo \"wget $(timeout 5 wget -q -O- %s 2>&1)\"", nodeOutsideURL, nodeServiceURL, nodeInClusterURL, nodeOutsideURL))
+		var values map[string]any
+		require.NoError(t, yaml.Unmarshal([]byte(nodeValues), &values))
+		injected := injectPod(t, inject.New(inject.Options{Values: values, Release: "node"}), pod)
+		require.NotEmpty(t, injected.Spec.Containers[0].Env, "inject gave the Pod the proxy")
+
+		result := runPod(t, cp, injected)
+		assert.Equal(t, map[string]string{
+			nodeOutsideURL:   "proxy",
+			nodeServiceURL:   "direct",
+			nodeInClusterURL: "direct",
+			"wget":           "proxy",
+		}, result, "what each client in the Pod reached, and how")
+
+		requests := node.ProxyRequests(t)
+		assert.Contains(t, requests, "HEAD http://"+nodeRegistryName+":5000/v2/app/manifests/1", "containerd pulled the Pod's image through the proxy")
+		assert.Contains(t, requests, "HEAD http://"+nodeRegistryName+":5000/v2/pause/manifests/1", "and the sandbox's")
+		assert.Empty(t, requestsTo(requests, nodeAPIAddr), "the kubelet reaches the API server direct: its address is in NO_PROXY")
+		assert.Empty(t, requestsTo(requests, nodeInClusterAddr), "the Pod's in-cluster calls never reached the proxy")
+		assert.Empty(t, requestsTo(requests, "echo.apps.svc"))
+		assert.Len(t, requestsTo(requests, nodeOutsideName), 2, "the outside host, once by each client")
+	})
+
+	// a proxy that demands credentials (mitmproxy's: tinyproxy's BasicAuth takes no
+	// %, & or +) in place of tinyproxy, and containerd restarted with the drop-in
+	// of values whose URL carries them, percent-encoded
+	password := "Zq%40w%25&+"
+	secret, err := url.PathUnescape(password)
+	require.NoError(t, err)
+	node.run(t, fmt.Sprintf("kill $proxy; wait $proxy\nmitmdump --listen-host %s --listen-port 3128 --set proxyauth=%s >>mitmproxy.log 2>&1 & proxy=$!\n%s",
+		nodeProxyAddr, shellQuote("svc-user:"+secret), waitForPort(nodeProxyAddr, 3128)))
+	withPassword := func(password string) string {
+		return strings.ReplaceAll(nodeValues, "http://"+nodeProxyAddr, "http://svc-user:"+password+"@"+nodeProxyAddr)
+	}
+
+	t.Run("credentials in the drop-in", func(t *testing.T) {
+		node.restartContainerd(t, withPassword(password))
+		pod := nodePod("pull-credentials", "apps", "echo pulled yes")
+		pod.Spec.Containers[0].ImagePullPolicy = corev1.PullAlways
+		assert.Equal(t, map[string]string{"pulled": "yes"}, runPod(t, cp, pod))
+		assert.Contains(t, readFile(t, node.path("mitmproxy.log")), "HEAD http://"+nodeRegistryName+":5000/v2/app/manifests/1", "the pull went through the proxy, which took the credentials")
+	})
+
+	t.Run("a wrong password", func(t *testing.T) {
+		node.restartContainerd(t, withPassword("nope"))
+		pod := nodePod("pull-wrong-password", "apps", "echo pulled yes")
+		pod.Spec.Containers[0].ImagePullPolicy = corev1.PullAlways
+		_, err := cp.Client.CoreV1().Pods(pod.Namespace).Create(context.Background(), &pod, metav1.CreateOptions{})
+		require.NoError(t, err)
+		event := waitForPodEvent(t, cp, pod, "Failed", "407")
+		assert.Contains(t, event, "Proxy Authentication Required", "the kubelet's event names the proxy's refusal")
+		assert.NotContains(t, event, "nope", "and never the password")
+		t.Logf("the kubelet's event: %s", event)
+	})
+}
+
+// nodePod is a Pod bound to the node (no scheduler runs here) that runs script
+// in the app image and ends.
+func nodePod(name, ns, script string) corev1.Pod {
+	no := false
+	return corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: corev1.PodSpec{
+			NodeName:                     nodeName,
+			RestartPolicy:                corev1.RestartPolicyNever,
+			AutomountServiceAccountToken: &no,
+			HostAliases:                  []corev1.HostAlias{{IP: nodeInClusterAddr, Hostnames: []string{"echo.apps.svc"}}},
+			Containers: []corev1.Container{{
+				Name: "app", Image: nodeRegistryName + ":5000/app:1",
+				Command: []string{"/bin/sh", "-c", "{ " + script + "; } >/dev/termination-log 2>&1"},
+			}},
+		},
+	}
+}
+
+// injectPod runs a Pod through inject, as a post-renderer would.
+func injectPod(t *testing.T, injector *inject.Injector, pod corev1.Pod) corev1.Pod {
+	t.Helper()
+	in, err := yaml.Marshal(pod)
+	require.NoError(t, err)
+	out, _, err := injector.Stream(in)
+	require.NoError(t, err)
+	m, err := proxytest.Parse(string(out))
+	require.NoError(t, err)
+	var injected corev1.Pod
+	require.NoError(t, m.Decode("Pod", pod.Name, &injected))
+	return injected
+}
+
+// runPod creates the Pod, waits until it ends, and reads what its container
+// wrote to its termination log: one "WHAT RESULT" line per call.
+func runPod(t *testing.T, cp *controlPlane, pod corev1.Pod) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	_, err := cp.Client.CoreV1().Pods(pod.Namespace).Create(ctx, &pod, metav1.CreateOptions{})
+	require.NoError(t, err)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		got, err := cp.Client.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		require.NoError(t, err)
+		if got.Status.Phase == corev1.PodSucceeded || got.Status.Phase == corev1.PodFailed {
+			require.NotEmpty(t, got.Status.ContainerStatuses)
+			terminated := got.Status.ContainerStatuses[0].State.Terminated
+			require.NotNil(t, terminated)
+			out := map[string]string{}
+			for _, line := range strings.Split(strings.TrimSpace(terminated.Message), "\n") {
+				what, result, _ := strings.Cut(line, " ")
+				out[what] = result
+			}
+			return out
+		}
+		require.True(t, time.Now().Before(deadline), "Pod %s/%s never ended: %s", pod.Namespace, pod.Name, podEvents(t, cp, pod))
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// waitForPodEvent waits for an event of the Pod with reason whose message
+// contains text, and returns the message.
+func waitForPodEvent(t *testing.T, cp *controlPlane, pod corev1.Pod, reason, text string) string {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		events, err := cp.Client.CoreV1().Events(pod.Namespace).List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.name=" + pod.Name})
+		require.NoError(t, err)
+		for _, e := range events.Items {
+			if e.Reason == reason && strings.Contains(e.Message, text) {
+				return e.Message
+			}
+		}
+		require.True(t, time.Now().Before(deadline), "no %s event with %q for Pod %s/%s: %s", reason, text, pod.Namespace, pod.Name, podEvents(t, cp, pod))
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// podEvents lists the events of a Pod, as `kubectl describe` shows them.
+func podEvents(t *testing.T, cp *controlPlane, pod corev1.Pod) string {
+	t.Helper()
+	events, err := cp.Client.CoreV1().Events(pod.Namespace).List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.name=" + pod.Name})
+	require.NoError(t, err)
+	var b strings.Builder
+	for _, e := range events.Items {
+		fmt.Fprintf(&b, "\n%s %s: %s", e.Type, e.Reason, e.Message)
+	}
+	return b.String()
+}
