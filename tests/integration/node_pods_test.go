@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gruntwork-io/terratest/modules/helm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
@@ -18,22 +19,28 @@ import (
 
 	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/tests/fixture"
 )
 
-// nodeValues are the cluster's facts as the node suite's values give them to
-// cluster-proxy (the drop-ins) and to inject (the Pods): the proxy on its
-// address in the namespace, the API server as the node reaches it.
-const nodeValues = `
-clusterName: node
-proxy:
-  http: http://` + nodeProxyAddr + `:3128
-  https: http://` + nodeProxyAddr + `:3128
-cluster:
+// nodeClusterValues are the cluster's facts as the node suite's values give
+// them: the API server as the node reaches it.
+const nodeClusterValues = `cluster:
   podCIDRs: [10.244.0.0/16]
   serviceCIDRs: [10.96.0.0/12]
   apiServer: ` + nodeAPIAddr + `
   metadataEndpoints: false
 `
+
+// nodeValues give cluster-proxy (the drop-ins) and inject (the Pods) the proxy
+// on its address in the namespace.
+const nodeValues = "clusterName: node\nproxy:\n  http: http://" + nodeProxyAddr + ":3128\n  https: http://" + nodeProxyAddr + ":3128\n" + nodeClusterValues
+
+// nodePolicyValues are proxy-policies' values for the node with the native
+// engine, the proxy's URL as given (credentials and all).
+func nodePolicyValues(proxyURL string) string {
+	return fmt.Sprintf("proxy:\n  http: %q\n  https: %q\n", proxyURL, proxyURL) + nodeClusterValues +
+		"kyverno: {enabled: false}\nnative: {enabled: true, secretNamespaces: [apps]}\n"
+}
 
 // The URLs the Pods call: a host outside the cluster, which only the proxy can
 // resolve, a Service-like name (the Pod resolves it through hostAliases), and an
@@ -46,13 +53,16 @@ var (
 
 // TestKubeletRunsPodsThroughTheDropIns is the node suite's node (issue 38): a
 // kubelet and containerd started with the drop-ins cluster-proxy renders,
-// registered with the loopback API server, run a Pod given the proxy by inject.
-// containerd pulls the Pod's image (and the sandbox's) through the proxy, the
-// kubelet's own API traffic goes direct, and inside the Pod network the Go
-// client sends the outside host through the proxy and the Service name and the
-// in-cluster address direct, while BusyBox's wget (which reads no NO_PROXY)
-// sends the outside host through it. The echo server, which tells proxied
-// requests by tinyproxy's Via header, and tinyproxy's log are the judges.
+// registered with the loopback API server, run Pods given the proxy by inject
+// and by the native policy. containerd pulls the images (and the sandbox's)
+// through the proxy, the kubelet's own API traffic goes direct, and inside the
+// Pod network the Go client sends the outside host through the proxy and the
+// Service name and the in-cluster address direct, while BusyBox's wget (which
+// reads no NO_PROXY) sends the outside host through it; an opted-out Pod sends
+// nothing. Then a proxy that demands credentials: a Pod's come from the
+// policy's Secret at container start, containerd's from its drop-in, and a wrong
+// password shows in the kubelet's event. The echo server, which tells proxied
+// requests by the proxy's Via header, and the proxies' logs are the judges.
 func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 	t.Parallel()
 	cp := startControlPlane(t)
@@ -61,20 +71,17 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 	node := startNode(t, cp, nodeValues)
 	t.Logf("the node was Ready %s after it started", time.Since(began).Round(time.Millisecond))
 
+	calls := fmt.Sprintf("podclient %s %s %s; echo \"wget $(timeout 5 wget -q -O- %s 2>&1)\"", nodeOutsideURL, nodeServiceURL, nodeInClusterURL, nodeOutsideURL)
+	want := map[string]string{nodeOutsideURL: "proxy", nodeServiceURL: "direct", nodeInClusterURL: "direct", "wget": "proxy"}
+
 	t.Run("a Pod given the proxy by inject", func(t *testing.T) {
-		pod := nodePod("calls", "apps", fmt.Sprintf("podclient %s %s %s; echo \"wget $(timeout 5 wget -q -O- %s 2>&1)\"", nodeOutsideURL, nodeServiceURL, nodeInClusterURL, nodeOutsideURL))
+		pod := nodePod("calls", "apps", calls)
 		var values map[string]any
 		require.NoError(t, yaml.Unmarshal([]byte(nodeValues), &values))
 		injected := injectPod(t, inject.New(inject.Options{Values: values, Release: "node"}), pod)
 		require.NotEmpty(t, injected.Spec.Containers[0].Env, "inject gave the Pod the proxy")
 
-		result := runPod(t, cp, injected)
-		assert.Equal(t, map[string]string{
-			nodeOutsideURL:   "proxy",
-			nodeServiceURL:   "direct",
-			nodeInClusterURL: "direct",
-			"wget":           "proxy",
-		}, result, "what each client in the Pod reached, and how")
+		assert.Equal(t, want, runPod(t, cp, injected), "what each client in the Pod reached, and how")
 
 		requests := node.ProxyRequests(t)
 		assert.Contains(t, requests, "HEAD http://"+nodeRegistryName+":5000/v2/app/manifests/1", "containerd pulled the Pod's image through the proxy")
@@ -85,17 +92,53 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 		assert.Len(t, requestsTo(requests, nodeOutsideName), 2, "the outside host, once by each client")
 	})
 
+	// the native MutatingAdmissionPolicy admits the Pods from here on
+	applyKyvernoCRDs(t, cp, newObjectClient(t, cp)) // Helm maps every kind of the chart, Kyverno's too
+	cp.ensureNamespace(t, fixture.Namespace)
+	policies := e2eRelease{"node-policies", fixture.ProxyPolicies, fixture.Namespace, nodePolicyValues("http://" + nodeProxyAddr + ":3128")}
+	require.NoError(t, helm.InstallE(t, helmOptions(cp, policies), policies.chart, policies.name), "helm install")
+	waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool { return fixture.EnvMap(c.Env)["HTTPS_PROXY"].Value != "" })
+
+	t.Run("a Pod admitted by the native policy", func(t *testing.T) {
+		before := len(node.ProxyRequests(t))
+		assert.Equal(t, want, runPod(t, cp, nodePod("native-calls", "apps", calls)), "what each client in the Pod reached, and how")
+		assert.Len(t, requestsTo(node.ProxyRequests(t)[before:], nodeOutsideName), 2, "the outside host, once by each client, and nothing else")
+		assert.Len(t, node.ProxyRequests(t)[before:], 2)
+	})
+
+	t.Run("an opted-out Pod", func(t *testing.T) {
+		before := len(node.ProxyRequests(t))
+		pod := nodePod("opted-out", "apps", "podclient "+nodeOutsideURL+" "+nodeServiceURL)
+		pod.Annotations = map[string]string{"proxykit.io/inject": "false"}
+		result := runPod(t, cp, pod)
+		assert.Contains(t, result[nodeOutsideURL], "error: ", "without the proxy the outside host does not even resolve")
+		assert.Equal(t, "direct", result[nodeServiceURL])
+		assert.Empty(t, node.ProxyRequests(t)[before:], "an opted-out Pod sends nothing to the proxy")
+	})
+
 	// a proxy that demands credentials (mitmproxy's: tinyproxy's BasicAuth takes no
-	// %, & or +) in place of tinyproxy, and containerd restarted with the drop-in
-	// of values whose URL carries them, percent-encoded
+	// %, & or +) in place of tinyproxy, which adds a Via header as tinyproxy does
 	password := "Zq%40w%25&+"
 	secret, err := url.PathUnescape(password)
 	require.NoError(t, err)
-	node.run(t, fmt.Sprintf("kill $proxy; wait $proxy\nmitmdump --listen-host %s --listen-port 3128 --set proxyauth=%s >>mitmproxy.log 2>&1 & proxy=$!\n%s",
-		nodeProxyAddr, shellQuote("svc-user:"+secret), waitForPort(nodeProxyAddr, 3128)))
+	node.run(t, fmt.Sprintf("kill $proxy; wait $proxy\nmitmdump --listen-host %s --listen-port 3128 --set proxyauth=%s --set %s >>mitmproxy.log 2>&1 & proxy=$!\n%s",
+		nodeProxyAddr, shellQuote("svc-user:"+secret), shellQuote("modify_headers=/~q/Via/1.1 mitmproxy"), waitForPort(nodeProxyAddr, 3128)))
 	withPassword := func(password string) string {
 		return strings.ReplaceAll(nodeValues, "http://"+nodeProxyAddr, "http://svc-user:"+password+"@"+nodeProxyAddr)
 	}
+
+	t.Run("Pods with credentials from the Secret", func(t *testing.T) {
+		policies.values = nodePolicyValues("http://svc-user:" + password + "@" + nodeProxyAddr + ":3128")
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, policies), policies.chart, policies.name), "helm upgrade")
+		waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool { return fixture.EnvMap(c.Env)["HTTPS_PROXY"].ValueFrom != nil })
+		pod := nodePod("native-credentials", "apps", "podclient "+nodeOutsideURL+" "+nodeServiceURL+" "+nodeInClusterURL)
+		result := runPod(t, cp, pod)
+		assert.Equal(t, map[string]string{nodeOutsideURL: "proxy", nodeServiceURL: "direct", nodeInClusterURL: "direct"}, result,
+			"the kubelet resolved the Secret's URL at container start; the proxy took its credentials")
+		stored, err := cp.Client.CoreV1().Pods("apps").Get(context.Background(), pod.Name, metav1.GetOptions{})
+		require.NoError(t, err)
+		assert.NotContains(t, fmt.Sprint(stored.Spec), "svc-user", "the URL is only in the Secret")
+	})
 
 	t.Run("credentials in the drop-in", func(t *testing.T) {
 		node.restartContainerd(t, withPassword(password))
@@ -119,7 +162,8 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 }
 
 // nodePod is a Pod bound to the node (no scheduler runs here) that runs script
-// in the app image and ends.
+// in the app image and ends. It resolves only the Service-like name, through
+// /etc/hosts: the outside host only the proxy resolves.
 func nodePod(name, ns, script string) corev1.Pod {
 	no := false
 	return corev1.Pod{
@@ -130,6 +174,9 @@ func nodePod(name, ns, script string) corev1.Pod {
 			RestartPolicy:                corev1.RestartPolicyNever,
 			AutomountServiceAccountToken: &no,
 			HostAliases:                  []corev1.HostAlias{{IP: nodeInClusterAddr, Hostnames: []string{"echo.apps.svc"}}},
+			// no DNS server answers in the namespace: a name not in /etc/hosts fails at once
+			DNSPolicy: corev1.DNSNone,
+			DNSConfig: &corev1.PodDNSConfig{Nameservers: []string{"127.0.0.1"}},
 			Containers: []corev1.Container{{
 				Name: "app", Image: nodeRegistryName + ":5000/app:1",
 				Command: []string{"/bin/sh", "-c", "{ " + script + "; } >/dev/termination-log 2>&1"},
