@@ -171,6 +171,7 @@ current-context: node
 	fmt.Fprintf(&s, "%s %s:5000 app:1 %s cmd=/bin/sh\n", role("push-image"), nodeRegistryAddr, strings.Join(image, " "))
 	fmt.Fprintf(&s, "tinyproxy -d -c tinyproxy.conf >/dev/null 2>&1 & proxy=$!\n%s", waitForPort(nodeProxyAddr, 3128))
 	fmt.Fprintf(&s, "%s=echo-server %s=8080 %q >echo.log 2>&1 &\n", testRoleVar, echoPortsVar, self)
+	fmt.Fprintf(&s, "%s=tls-echo-server %q >tls-echo.log 2>&1 &\n", testRoleVar, self)
 	fmt.Fprintf(&s, "%s %s:6443 %q >relay.log 2>&1 &\n", role("api-relay"), nodeAPIAddr, socket)
 	n.startContainerd = fmt.Sprintf("%s containerd.env.json -- containerd --config containerd.toml >>containerd.log 2>&1 & containerd=$!\n", role("exec-env")) +
 		"for i in $(seq 100); do [ -S containerd.sock ] && break; sleep 0.1; done\n"

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -36,10 +37,14 @@ const nodeClusterValues = `cluster:
 const nodeValues = "clusterName: node\nproxy:\n  http: http://" + nodeProxyAddr + ":3128\n  https: http://" + nodeProxyAddr + ":3128\n" + nodeClusterValues
 
 // nodePolicyValues are proxy-policies' values for the node with the native
-// engine, the proxy's URL as given (credentials and all).
-func nodePolicyValues(proxyURL string) string {
-	return fmt.Sprintf("proxy:\n  http: %q\n  https: %q\n", proxyURL, proxyURL) + nodeClusterValues +
-		"kyverno: {enabled: false}\nnative: {enabled: true, secretNamespaces: [apps]}\n"
+// engine: the proxy's URL as given (credentials and all), and the CA of a
+// TLS-intercepting proxy when there is one.
+func nodePolicyValues(proxyURL, trustedCA string) string {
+	proxy := fmt.Sprintf("proxy:\n  http: %q\n  https: %q\n", proxyURL, proxyURL)
+	if trustedCA != "" {
+		proxy += "  trustedCA: " + fixture.YAMLQuote(trustedCA) + "\n"
+	}
+	return proxy + nodeClusterValues + "kyverno: {enabled: false}\nnative: {enabled: true, secretNamespaces: [apps]}\n"
 }
 
 // The URLs the Pods call: a host outside the cluster, which only the proxy can
@@ -49,6 +54,9 @@ var (
 	nodeOutsideURL   = fmt.Sprintf("http://%s:8080/", nodeOutsideName)
 	nodeServiceURL   = "http://echo.apps.svc:8080/"
 	nodeInClusterURL = fmt.Sprintf("http://%s:8080/", nodeInClusterAddr)
+	// HTTPS, with a certificate of its own that only an intercepting proxy told to
+	// skip verifying it reaches (mitmproxy's ssl_insecure)
+	nodeOutsideTLSURL = fmt.Sprintf("https://%s:8443/", nodeOutsideName)
 )
 
 // TestKubeletRunsPodsThroughTheDropIns is the node suite's node (issue 38): a
@@ -95,7 +103,7 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 	// the native MutatingAdmissionPolicy admits the Pods from here on
 	applyKyvernoCRDs(t, cp, newObjectClient(t, cp)) // Helm maps every kind of the chart, Kyverno's too
 	cp.ensureNamespace(t, fixture.Namespace)
-	policies := e2eRelease{"node-policies", fixture.ProxyPolicies, fixture.Namespace, nodePolicyValues("http://" + nodeProxyAddr + ":3128")}
+	policies := e2eRelease{"node-policies", fixture.ProxyPolicies, fixture.Namespace, nodePolicyValues("http://"+nodeProxyAddr+":3128", "")}
 	require.NoError(t, helm.InstallE(t, helmOptions(cp, policies), policies.chart, policies.name), "helm install")
 	waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool { return fixture.EnvMap(c.Env)["HTTPS_PROXY"].Value != "" })
 
@@ -128,7 +136,7 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 	}
 
 	t.Run("Pods with credentials from the Secret", func(t *testing.T) {
-		policies.values = nodePolicyValues("http://svc-user:" + password + "@" + nodeProxyAddr + ":3128")
+		policies.values = nodePolicyValues("http://svc-user:"+password+"@"+nodeProxyAddr+":3128", "")
 		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, policies), policies.chart, policies.name), "helm upgrade")
 		waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool { return fixture.EnvMap(c.Env)["HTTPS_PROXY"].ValueFrom != nil })
 		pod := nodePod("native-credentials", "apps", "podclient "+nodeOutsideURL+" "+nodeServiceURL+" "+nodeInClusterURL)
@@ -158,6 +166,36 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 		assert.Contains(t, event, "Proxy Authentication Required", "the kubelet's event names the proxy's refusal")
 		assert.NotContains(t, event, "nope", "and never the password")
 		t.Logf("the kubelet's event: %s", event)
+	})
+
+	// a TLS-intercepting proxy (mitmproxy signing with the corporate CA) in place
+	// of the one that demanded credentials; the CA given to cluster-proxy, whose
+	// Bundle trust-manager turns into ConfigMap proxykit-ca-bundle (public roots and
+	// the CA) in every namespace, and to the policy, which mounts it and points
+	// the clients at it
+	t.Run("a TLS-intercepting proxy, its CA from trust-manager", func(t *testing.T) {
+		ca, key := fixture.NewCA(t, "corp intercepting proxy")
+		require.NoError(t, os.MkdirAll(node.path("mitmproxy-ca"), 0o700))
+		require.NoError(t, os.WriteFile(node.path("mitmproxy-ca/mitmproxy-ca.pem"), []byte(key+ca), 0o600))
+		node.run(t, fmt.Sprintf("kill $proxy; wait $proxy\nmitmdump --listen-host %s --listen-port 3128 --set confdir=mitmproxy-ca --set ssl_insecure=true --set %s >>mitmproxy-tls.log 2>&1 & proxy=$!\n%s",
+			nodeProxyAddr, shellQuote("modify_headers=/~q/Via/1.1 mitmproxy"), waitForPort(nodeProxyAddr, 3128)))
+		startTrustManager(t, cp)
+		trustValues := "proxy:\n  https: http://" + nodeProxyAddr + ":3128\n  trustedCA: " + fixture.YAMLQuote(ca) + "\n" + nodeClusterValues
+		clusterProxy := e2eRelease{"node", fixture.ClusterProxy, fixture.Namespace, "clusterName: node\n" + trustValues}
+		require.NoError(t, helm.InstallE(t, helmOptions(cp, clusterProxy), clusterProxy.chart, clusterProxy.name), "helm install cluster-proxy")
+		policies.values = nodePolicyValues("http://"+nodeProxyAddr+":3128", ca)
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, policies), policies.chart, policies.name), "helm upgrade")
+		waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool { return fixture.EnvMap(c.Env)["SSL_CERT_FILE"].Value != "" })
+		waitForConfigMapKey(t, cp, "apps", "proxykit-ca-bundle", "ca-certificates.crt")
+
+		result := runPod(t, cp, nodePod("trusts-the-proxy", "apps", "podclient "+nodeOutsideTLSURL))
+		assert.Equal(t, map[string]string{nodeOutsideTLSURL: "secure"}, result, "the Go client read the mounted bundle and trusted the proxy's certificate")
+		assert.Contains(t, readFile(t, node.path("mitmproxy-tls.log")), "GET "+nodeOutsideTLSURL, "mitmproxy intercepted the request")
+
+		untrusting := nodePod("does-not-trust", "apps", "podclient "+nodeOutsideTLSURL)
+		untrusting.Annotations = map[string]string{"proxykit.io/skip-containers": "app"}
+		untrusting.Spec.Containers[0].Env = []corev1.EnvVar{fixture.Val("HTTPS_PROXY", "http://"+nodeProxyAddr+":3128")}
+		assert.Contains(t, runPod(t, cp, untrusting)[nodeOutsideTLSURL], "certificate signed by unknown authority", "without the bundle the same client refuses the proxy")
 	})
 }
 
@@ -222,6 +260,20 @@ func runPod(t *testing.T, cp *controlPlane, pod corev1.Pod) map[string]string {
 			return out
 		}
 		require.True(t, time.Now().Before(deadline), "Pod %s/%s never ended: %s", pod.Namespace, pod.Name, podEvents(t, cp, pod))
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// waitForConfigMapKey waits until the ConfigMap has the key.
+func waitForConfigMapKey(t *testing.T, cp *controlPlane, ns, name, key string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		cm, err := cp.Client.CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{})
+		if err == nil && cm.Data[key] != "" {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "ConfigMap %s/%s never got key %s", ns, name, key)
 		time.Sleep(250 * time.Millisecond)
 	}
 }

@@ -38,27 +38,12 @@ import (
 func TestTrustManagerFillsTheBundle(t *testing.T) {
 	t.Parallel() // slow and independent: overlaps the other slow tests
 	cp := startControlPlane(t)
-	objects := newObjectClient(t, cp)
-	applyModuleCRDs(t, objects, "github.com/cert-manager/trust-manager", "trust-manager", "deploy/crds/trust.cert-manager.io_bundles.yaml",
-		schema.GroupVersionKind{Group: "trust.cert-manager.io", Version: "v1alpha1", Kind: "Bundle"})
-	for _, ns := range []string{"cert-manager", "org-acme", "apps"} {
+	for _, ns := range []string{"org-acme", "apps"} {
 		cp.ensureNamespace(t, ns)
 	}
+	startTrustManager(t, cp)
 
 	dir := t.TempDir()
-	roots, err := os.ReadFile("/etc/ssl/certs/ca-certificates.crt")
-	require.NoError(t, err, "Debian's ca-certificates bundle")
-	pkg, err := json.Marshal(map[string]string{"name": "debian-ca-certificates", "bundle": string(roots), "version": "test"})
-	require.NoError(t, err)
-	pkgFile := filepath.Join(dir, "package.json")
-	require.NoError(t, os.WriteFile(pkgFile, pkg, 0o600))
-	certDir := filepath.Join(dir, "tls")
-	writeServingCert(t, certDir)
-	startProcess(t, dir, "trust-manager",
-		"--kubeconfig", cp.Kubeconfig, "--trust-namespace", "cert-manager", "--default-package-location", pkgFile,
-		"--leader-elect=false", "--webhook-host", "127.0.0.1", fmt.Sprintf("--webhook-port=%d", freePort(t)), "--webhook-certificate-dir", certDir,
-		fmt.Sprintf("--readiness-probe-port=%d", freePort(t)), fmt.Sprintf("--metrics-port=%d", freePort(t)))
-
 	ca, key := fixture.NewCA(t, "corp intercepting proxy")
 	values := filepath.Join(dir, "values.yaml")
 	require.NoError(t, os.WriteFile(values, []byte(fixture.ValuesYAML(t, map[string]any{
@@ -91,6 +76,29 @@ func TestTrustManagerFillsTheBundle(t *testing.T) {
 	// the store the JVM's flags point at, as trust-manager wrote it, makes the JVM
 	// trust the intercepting proxy
 	assertJVMTrustsTheProxy(t, ca, key, p12)
+}
+
+// startTrustManager applies trust-manager's Bundle CRD and runs its controller
+// against cp, with trust namespace cert-manager and Debian's bundle as its
+// default package (the public roots).
+func startTrustManager(t *testing.T, cp *controlPlane) {
+	t.Helper()
+	applyModuleCRDs(t, newObjectClient(t, cp), "github.com/cert-manager/trust-manager", "trust-manager", "deploy/crds/trust.cert-manager.io_bundles.yaml",
+		schema.GroupVersionKind{Group: "trust.cert-manager.io", Version: "v1alpha1", Kind: "Bundle"})
+	cp.ensureNamespace(t, "cert-manager")
+	dir := t.TempDir()
+	roots, err := os.ReadFile("/etc/ssl/certs/ca-certificates.crt")
+	require.NoError(t, err, "Debian's ca-certificates bundle")
+	pkg, err := json.Marshal(map[string]string{"name": "debian-ca-certificates", "bundle": string(roots), "version": "test"})
+	require.NoError(t, err)
+	pkgFile := filepath.Join(dir, "package.json")
+	require.NoError(t, os.WriteFile(pkgFile, pkg, 0o600))
+	certDir := filepath.Join(dir, "tls")
+	writeServingCert(t, certDir)
+	startProcess(t, dir, "trust-manager",
+		"--kubeconfig", cp.Kubeconfig, "--trust-namespace", "cert-manager", "--default-package-location", pkgFile,
+		"--leader-elect=false", "--webhook-host", "127.0.0.1", fmt.Sprintf("--webhook-port=%d", freePort(t)), "--webhook-certificate-dir", certDir,
+		fmt.Sprintf("--readiness-probe-port=%d", freePort(t)), fmt.Sprintf("--metrics-port=%d", freePort(t)))
 }
 
 // writeServingCert writes a self-signed tls.crt and tls.key for 127.0.0.1, for
