@@ -44,7 +44,25 @@ func nodePolicyValues(proxyURL, trustedCA string) string {
 	if trustedCA != "" {
 		proxy += "  trustedCA: " + fixture.YAMLQuote(trustedCA) + "\n"
 	}
-	return proxy + nodeClusterValues + "kyverno: {enabled: false}\nnative: {enabled: true, secretNamespaces: [apps]}\n"
+	return proxy + nodeClusterValues + admissionEngines[0].values
+}
+
+// useEngine upgrades the policies' release to engine, through none: no engine
+// until new Pods get nothing, then (after between, when given) engine until they
+// get the proxy.
+func useEngine(t *testing.T, cp *controlPlane, policies *e2eRelease, engine admissionEngine, between func()) {
+	t.Helper()
+	set := func(name, values string) {
+		policies.values = policies.values[:strings.Index(policies.values, "kyverno:")] + values
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, *policies), policies.chart, policies.name), "helm upgrade to %s", name)
+	}
+	set("no engine", "kyverno: {enabled: false}\nnative: {enabled: false}\n")
+	waitForNoInjection(t, cp)
+	if between != nil {
+		between()
+	}
+	set(engine.name, engine.values)
+	waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool { _, ok := fixture.EnvMap(c.Env)["HTTPS_PROXY"]; return ok })
 }
 
 // The URLs the Pods call: a host outside the cluster, which only the proxy can
@@ -100,8 +118,9 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 		assert.Len(t, requestsTo(requests, nodeOutsideName), 2, "the outside host, once by each client")
 	})
 
-	// the native MutatingAdmissionPolicy admits the Pods from here on
-	applyKyvernoCRDs(t, cp, newObjectClient(t, cp)) // Helm maps every kind of the chart, Kyverno's too
+	// the native MutatingAdmissionPolicy admits the Pods from here on, but for
+	// the Kyverno engines' turns (Kyverno's admission and background controllers)
+	startKyverno(t, cp, newObjectClient(t, cp))
 	cp.ensureNamespace(t, fixture.Namespace)
 	policies := e2eRelease{"node-policies", fixture.ProxyPolicies, fixture.Namespace, nodePolicyValues("http://"+nodeProxyAddr+":3128", "")}
 	require.NoError(t, helm.InstallE(t, helmOptions(cp, policies), policies.chart, policies.name), "helm install")
@@ -124,6 +143,18 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 		assert.Empty(t, node.ProxyRequests(t)[before:], "an opted-out Pod sends nothing to the proxy")
 	})
 
+	// each Kyverno engine takes over from none, so that its Pod is its alone
+	for _, engine := range admissionEngines[1:] {
+		t.Run("a Pod admitted by Kyverno's "+engine.name, func(t *testing.T) {
+			useEngine(t, cp, &policies, engine, nil)
+			before := len(node.ProxyRequests(t))
+			assert.Equal(t, want, runPod(t, cp, nodePod(strings.ToLower(engine.name)+"-calls", "apps", calls)), "what each client in the Pod reached, and how")
+			assert.Len(t, requestsTo(node.ProxyRequests(t)[before:], nodeOutsideName), 2, "the outside host, once by each client, and nothing else")
+			assert.Len(t, node.ProxyRequests(t)[before:], 2)
+		})
+	}
+	useEngine(t, cp, &policies, admissionEngines[0], nil)
+
 	// a proxy that demands credentials (mitmproxy's: tinyproxy's BasicAuth takes no
 	// %, & or +) in place of tinyproxy, which adds a Via header as tinyproxy does
 	password := "Zq%40w%25&+"
@@ -135,18 +166,37 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 		return strings.ReplaceAll(nodeValues, "http://"+nodeProxyAddr, "http://svc-user:"+password+"@"+nodeProxyAddr)
 	}
 
-	t.Run("Pods with credentials from the Secret", func(t *testing.T) {
-		policies.values = nodePolicyValues("http://svc-user:"+password+"@"+nodeProxyAddr+":3128", "")
-		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, policies), policies.chart, policies.name), "helm upgrade")
-		waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool { return fixture.EnvMap(c.Env)["HTTPS_PROXY"].ValueFrom != nil })
-		pod := nodePod("native-credentials", "apps", "podclient "+nodeOutsideURL+" "+nodeServiceURL+" "+nodeInClusterURL)
-		result := runPod(t, cp, pod)
-		assert.Equal(t, map[string]string{nodeOutsideURL: "proxy", nodeServiceURL: "direct", nodeInClusterURL: "direct"}, result,
-			"the kubelet resolved the Secret's URL at container start; the proxy took its credentials")
-		stored, err := cp.Client.CoreV1().Pods("apps").Get(context.Background(), pod.Name, metav1.GetOptions{})
-		require.NoError(t, err)
-		assert.NotContains(t, fmt.Sprint(stored.Spec), "svc-user", "the URL is only in the Secret")
-	})
+	// every engine's Pods read the URL from the Secret (the native engine's copy in
+	// native.secretNamespaces, Kyverno's generated into every namespace)
+	policies.values = nodePolicyValues("http://svc-user:"+password+"@"+nodeProxyAddr+":3128", "")
+	grantKyvernoSecrets(t, cp)
+	for _, engine := range append(admissionEngines[1:], admissionEngines[0]) {
+		t.Run("a Pod with credentials from the Secret, admitted by "+engine.name, func(t *testing.T) {
+			var between func()
+			if engine.native {
+				// from Kyverno to the native engine: the copies Kyverno left in
+				// native.secretNamespaces stop Helm from rendering its own there, until
+				// they are deleted (the README's step, once Kyverno is off)
+				between = func() {
+					blocked := policies
+					blocked.values = blocked.values[:strings.Index(blocked.values, "kyverno:")] + engine.values
+					err := helm.UpgradeE(t, helmOptions(cp, blocked), blocked.chart, blocked.name)
+					require.ErrorContains(t, err, `Secret "node-policies-proxy-credentials" in namespace "apps" exists and cannot be imported into the current release`)
+					require.NoError(t, cp.Client.CoreV1().Secrets("apps").DeleteCollection(context.Background(), metav1.DeleteOptions{},
+						metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=kyverno", FieldSelector: "metadata.name=node-policies-proxy-credentials"}))
+				}
+			}
+			useEngine(t, cp, &policies, engine, between)
+			pod := nodePod(strings.ToLower(engine.name)+"-credentials", "apps", "podclient "+nodeOutsideURL+" "+nodeServiceURL+" "+nodeInClusterURL)
+			result := runPod(t, cp, pod)
+			assert.Equal(t, map[string]string{nodeOutsideURL: "proxy", nodeServiceURL: "direct", nodeInClusterURL: "direct"}, result,
+				"the kubelet resolved the Secret's URL at container start; the proxy took its credentials")
+			stored, err := cp.Client.CoreV1().Pods("apps").Get(context.Background(), pod.Name, metav1.GetOptions{})
+			require.NoError(t, err)
+			assert.Contains(t, fmt.Sprint(stored.Spec.Containers[0].Env), "node-policies-proxy-credentials", "the URL comes from the Secret")
+			assert.NotContains(t, fmt.Sprint(stored.Spec), "svc-user", "and is only there")
+		})
+	}
 
 	t.Run("credentials in the drop-in", func(t *testing.T) {
 		node.restartContainerd(t, withPassword(password))
