@@ -11,6 +11,7 @@ AGGREGATION := $(BIN)/clusterrole-aggregation
 HELM4     := $(BIN)/helm4
 APISERVER := $(BIN)/kube-apiserver
 KUBELET := $(BIN)/kubelet
+CONTROLLER_MANAGER := $(BIN)/kube-controller-manager
 ETCD      := $(BIN)/etcd
 HELM_DOCS := $(BIN)/helm-docs
 OCI_REGISTRY := $(BIN)/registry
@@ -44,7 +45,7 @@ vet:
 	$(GO) vet -tags integration ./tests/...
 
 ## tools: build the test binaries from pinned Go modules (Kyverno takes minutes the first time)
-tools: $(HELM) $(HELM4) $(KYVERNO) $(KYVERNO_CONTROLLERS) $(APISERVER) $(KUBELET) $(AGGREGATION) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER) $(KUBECTL) $(CRDS) $(CHARTS)
+tools: $(HELM) $(HELM4) $(KYVERNO) $(KYVERNO_CONTROLLERS) $(APISERVER) $(KUBELET) $(CONTROLLER_MANAGER) $(AGGREGATION) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER) $(KUBECTL) $(CRDS) $(CHARTS)
 
 # the helm CLI from the helm.sh/helm/v3 version pinned in go.mod, built as Helm's own
 # Makefile builds it: it reports its version and, as .Capabilities.KubeVersion, the
@@ -93,6 +94,11 @@ $(APISERVER): tools/apiserver/go.mod tools/apiserver/go.sum
 $(KUBELET): tools/apiserver/go.mod tools/apiserver/go.sum
 	@mkdir -p $(BIN)
 	cd tools/apiserver && $(GO) build -ldflags '$(KUBE_LDFLAGS)' -o $@ k8s.io/kubernetes/cmd/kubelet
+
+# kube-controller-manager, for the node suite's Deployments (their ReplicaSets and Pods)
+$(CONTROLLER_MANAGER): tools/apiserver/go.mod tools/apiserver/go.sum
+	@mkdir -p $(BIN)
+	cd tools/apiserver && $(GO) build -ldflags '$(KUBE_LDFLAGS)' -o $@ k8s.io/kubernetes/cmd/kube-controller-manager
 
 $(ETCD): tools/apiserver/go.mod tools/apiserver/go.sum tools/apiserver/etcd/main.go
 	@mkdir -p $(BIN)

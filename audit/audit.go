@@ -65,6 +65,21 @@ type Finding struct {
 type Result struct {
 	Findings []Finding
 	Pods     int // Pods checked
+	Finished int // Pods left out: they finished (Succeeded, Failed) and start no container again
+}
+
+// Checked says how many Pods were checked, and how many finished ones were left out.
+func (r *Result) Checked() string {
+	if r.Finished == 0 {
+		return fmt.Sprintf("%d Pods checked", r.Pods)
+	}
+	return fmt.Sprintf("%d Pods checked (%d finished, left out)", r.Pods, r.Finished)
+}
+
+// finished says whether a Pod ended for good: its env is never read again, so
+// judging it (stale-proxy-env on a completed Job's Pod) would only be noise.
+func finished(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
 
 // auditor holds what one audit reads once.
@@ -108,7 +123,12 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Resul
 		o.LabelSelector = opts.Selector
 		return a.client.CoreV1().Pods(opts.Namespace).List(ctx, o)
 	}, func(obj runtime.Object) error {
-		page = append(page, *obj.(*corev1.Pod))
+		pod := obj.(*corev1.Pod)
+		if finished(pod) {
+			result.Finished++
+			return nil
+		}
+		page = append(page, *pod)
 		if len(page) == PageSize {
 			return check()
 		}

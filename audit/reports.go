@@ -270,5 +270,5 @@ func WriteText(w io.Writer, r *Result) {
 		}
 		tw.Flush()
 	}
-	fmt.Fprintf(w, "%d Pods checked, %d findings\n", r.Pods, len(r.Findings))
+	fmt.Fprintf(w, "%s, %d findings\n", r.Checked(), len(r.Findings))
 }

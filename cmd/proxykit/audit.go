@@ -102,7 +102,7 @@ func (o *auditOptions) writeReports(ctx context.Context, result *audit.Result) e
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Out, "%d Pods checked, %d findings: %d reports applied, %d deleted\n", result.Pods, len(result.Findings), len(written.Applied), len(written.Deleted))
+	fmt.Fprintf(o.Out, "%s, %d findings: %d reports applied, %d deleted\n", result.Checked(), len(result.Findings), len(written.Applied), len(written.Deleted))
 	if len(result.Findings) > 0 {
 		return errFindings
 	}

@@ -82,7 +82,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	if o.apply {
 		done = "restarted"
 	}
-	fmt.Fprintf(o.Out, "%d Pods checked, %d %s %s, %d listed\n", result.Pods, len(plan.Restart), plural(len(plan.Restart), "owner"), done, len(plan.Listed))
+	fmt.Fprintf(o.Out, "%s, %d %s %s, %d listed\n", result.Checked(), len(plan.Restart), plural(len(plan.Restart), "owner"), done, len(plan.Listed))
 	return nil
 }
 

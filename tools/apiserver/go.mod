@@ -216,5 +216,6 @@ require (
 
 tool (
 	k8s.io/kubernetes/cmd/kube-apiserver
+	k8s.io/kubernetes/cmd/kube-controller-manager
 	k8s.io/kubernetes/cmd/kubelet
 )
