@@ -65,21 +65,23 @@ type Finding struct {
 type Result struct {
 	Findings []Finding
 	Pods     int // Pods checked
-	Finished int // Pods left out: they finished (Succeeded, Failed) and start no container again
+	Finished int // Pods left out: finished (Succeeded, Failed) or terminating, they start no container again
 }
 
-// Checked says how many Pods were checked, and how many finished ones were left out.
+// Checked says how many Pods were checked, and how many finished or terminating ones were left out.
 func (r *Result) Checked() string {
 	if r.Finished == 0 {
 		return fmt.Sprintf("%d Pods checked", r.Pods)
 	}
-	return fmt.Sprintf("%d Pods checked (%d finished, left out)", r.Pods, r.Finished)
+	return fmt.Sprintf("%d Pods checked (%d finished or terminating, left out)", r.Pods, r.Finished)
 }
 
-// finished says whether a Pod ended for good: its env is never read again, so
-// judging it (stale-proxy-env on a completed Job's Pod) would only be noise.
+// finished says whether a Pod ended for good or is being deleted: its env is
+// never read again, so judging it would only be noise (stale-proxy-env on a
+// completed Job's Pod, or on the old Pod a rollout is replacing, which a second
+// rollout would restart again).
 func finished(p *corev1.Pod) bool {
-	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed || p.DeletionTimestamp != nil
 }
 
 // auditor holds what one audit reads once.

@@ -70,20 +70,23 @@ func TestSameNamePodsInTwoNamespaces(t *testing.T) {
 	assert.Equal(t, types.UID("uid-alpha"), reports[0].Results[0].Resources[0].UID)
 }
 
-// A Pod that finished (a completed Job's, a failed one that never restarts)
-// starts no container again: it is left out, counted apart, never a finding.
+// A Pod that finished (a completed Job's, a failed one that never restarts) or
+// is terminating (the old Pod a rollout replaces) starts no container again: it
+// is left out, counted apart, never a finding.
 func TestFinishedPodsAreLeftOut(t *testing.T) {
-	done, failed, running := pod("job-1-abcde", "apps", "u1"), pod("once", "apps", "u2"), pod("web", "apps", "u3")
-	done.Status.Phase, failed.Status.Phase, running.Status.Phase = corev1.PodSucceeded, corev1.PodFailed, corev1.PodRunning
-	r, err := Run(context.Background(), fake.NewSimpleClientset(done, failed, running), Options{Cluster: facts})
+	done, failed, leaving, running := pod("job-1-abcde", "apps", "u1"), pod("once", "apps", "u2"), pod("web-old", "apps", "u3"), pod("web", "apps", "u4")
+	done.Status.Phase, failed.Status.Phase, leaving.Status.Phase, running.Status.Phase = corev1.PodSucceeded, corev1.PodFailed, corev1.PodRunning, corev1.PodRunning
+	now := metav1.Now()
+	leaving.DeletionTimestamp = &now
+	r, err := Run(context.Background(), fake.NewSimpleClientset(done, failed, leaving, running), Options{Cluster: facts})
 	require.NoError(t, err)
 	assert.Equal(t, 1, r.Pods)
-	assert.Equal(t, 2, r.Finished)
+	assert.Equal(t, 3, r.Finished)
 	require.Len(t, r.Findings, 1)
 	assert.Equal(t, "Pod/web", r.Findings[0].Object)
 	var out bytes.Buffer
 	WriteText(&out, r)
-	assert.Contains(t, out.String(), "1 Pods checked (2 finished, left out), 1 findings\n")
+	assert.Contains(t, out.String(), "1 Pods checked (3 finished or terminating, left out), 1 findings\n")
 }
 
 // -o openreports: a Report per Pod, scoped by its UID: same-name Pods in two

@@ -36,6 +36,7 @@ const (
 	nodeIP            = "10.77.0.4"
 	nodeOutsideAddr   = "10.77.0.9"
 	nodeOutsideName   = "www.outside.test"
+	nodeIntranetName  = "intranet.corp.internal"
 	nodeInClusterAddr = "10.96.0.50"
 	nodePodCIDR       = "10.244.0.0/24"
 	nodeName          = "proxykit-node"
@@ -116,7 +117,7 @@ func startNode(t *testing.T, cp *controlPlane, values string) *kubeletNode {
 	busybox, err := exec.LookPath("busybox")
 	require.NoError(t, err)
 	entries := []string{"bin/busybox=" + busybox, "bin/podclient=" + podClient}
-	for _, applet := range []string{"sh", "wget", "sleep", "cat", "timeout"} {
+	for _, applet := range []string{"sh", "wget", "sleep", "cat", "timeout", "mv"} {
 		entries = append(entries, "bin/"+applet+"->busybox")
 	}
 	for _, lib := range sharedLibraries(t, busybox) { // Debian's BusyBox with its own libc
@@ -141,7 +142,7 @@ current-context: node
 `, nodeAPIAddr, adminToken))
 	write("tinyproxy.conf", fmt.Sprintf("Port 3128\nListen %s\nTimeout 10\nMaxClients 50\nAllow 10.0.0.0/8\nAllow 127.0.0.1\nLogLevel Info\nLogFile %q\n", nodeProxyAddr, n.ProxyLog))
 	write("tinyproxy.log", "")
-	hosts := write("hosts", "127.0.0.1 localhost\n"+nodeRegistryAddr+" "+nodeRegistryName+"\n"+nodeOutsideAddr+" "+nodeOutsideName+"\n")
+	hosts := write("hosts", "127.0.0.1 localhost\n"+nodeRegistryAddr+" "+nodeRegistryName+"\n"+nodeOutsideAddr+" "+nodeOutsideName+" "+nodeIntranetName+"\n")
 
 	// the kubelet's cgroups live under a root of the test's own, made beforehand
 	for _, controller := range nodeCgroupControllers(t) {
@@ -166,6 +167,7 @@ current-context: node
 		fmt.Fprintf(&s, "cat /proc/sys/%s >%q\nmount --bind %q /proc/sys/%s\n", sysctl, file, file, sysctl)
 	}
 	fmt.Fprintf(&s, "cd %q\nmkfifo control\n", n.dir)
+	s.WriteString("mkdir results\n") // where Deployments' Pods write (kubeletNode.deployment)
 	fmt.Fprintf(&s, "%s %s:5000 >registry.log 2>&1 &\n%s", shellQuote(filepathBin("registry")), nodeRegistryAddr, waitForPort(nodeRegistryAddr, 5000))
 	fmt.Fprintf(&s, "%s %s:5000 pause:1 %s cmd=/bin/sleep,2147483647\n", role("push-image"), nodeRegistryAddr, strings.Join(image, " "))
 	fmt.Fprintf(&s, "%s %s:5000 app:1 %s cmd=/bin/sh\n", role("push-image"), nodeRegistryAddr, strings.Join(image, " "))
@@ -405,4 +407,15 @@ func tail(s string, n int) string {
 		return s[len(s)-n:]
 	}
 	return s
+}
+
+// startControllerManager runs kube-controller-manager's Deployment and
+// ReplicaSet controllers against cp: what makes a Deployment's Pods, and what
+// a rollout restart rolls (the node suite binds the Pods in their templates, so
+// no scheduler is needed).
+func startControllerManager(t *testing.T, cp *controlPlane) {
+	t.Helper()
+	startProcess(t, t.TempDir(), "kube-controller-manager", "--kubeconfig="+cp.Kubeconfig,
+		"--controllers=deployment-controller,replicaset-controller", "--leader-elect=false",
+		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", freePort(t)))
 }

@@ -4,9 +4,11 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/gruntwork-io/terratest/modules/helm"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -37,10 +40,13 @@ const nodeClusterValues = `cluster:
 const nodeValues = "clusterName: node\nproxy:\n  http: http://" + nodeProxyAddr + ":3128\n  https: http://" + nodeProxyAddr + ":3128\n" + nodeClusterValues
 
 // nodePolicyValues are proxy-policies' values for the node with the native
-// engine: the proxy's URL as given (credentials and all), and the CA of a
-// TLS-intercepting proxy when there is one.
-func nodePolicyValues(proxyURL, trustedCA string) string {
+// engine: the proxy's URL as given (credentials and all), the CA of a
+// TLS-intercepting proxy when there is one, and NO_PROXY entries of the user's.
+func nodePolicyValues(proxyURL, trustedCA string, noProxy ...string) string {
 	proxy := fmt.Sprintf("proxy:\n  http: %q\n  https: %q\n", proxyURL, proxyURL)
+	if len(noProxy) > 0 {
+		proxy += "  noProxy: [" + strings.Join(noProxy, ", ") + "]\n"
+	}
 	if trustedCA != "" {
 		proxy += "  trustedCA: " + fixture.YAMLQuote(trustedCA) + "\n"
 	}
@@ -75,6 +81,9 @@ var (
 	// HTTPS, with a certificate of its own that only an intercepting proxy told to
 	// skip verifying it reaches (mitmproxy's ssl_insecure)
 	nodeOutsideTLSURL = fmt.Sprintf("https://%s:8443/", nodeOutsideName)
+	// a host of the corporate network, which the Pods and the proxy both resolve:
+	// NO_PROXY decides which way it goes
+	nodeIntranetURL = fmt.Sprintf("http://%s:8080/", nodeIntranetName)
 )
 
 // TestKubeletRunsPodsThroughTheDropIns is the node suite's node (issue 38): a
@@ -216,6 +225,7 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 		assert.Contains(t, event, "Proxy Authentication Required", "the kubelet's event names the proxy's refusal")
 		assert.NotContains(t, event, "nope", "and never the password")
 		t.Logf("the kubelet's event: %s", event)
+		require.NoError(t, cp.Client.CoreV1().Pods(pod.Namespace).Delete(context.Background(), pod.Name, metav1.DeleteOptions{}))
 	})
 
 	// a TLS-intercepting proxy (mitmproxy signing with the corporate CA) in place
@@ -247,6 +257,54 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 		untrusting.Spec.Containers[0].Env = []corev1.EnvVar{fixture.Val("HTTPS_PROXY", "http://"+nodeProxyAddr+":3128")}
 		assert.Contains(t, runPod(t, cp, untrusting)[nodeOutsideTLSURL], "certificate signed by unknown authority", "without the bundle the same client refuses the proxy")
 	})
+
+	// day 2 on real Pods: a Deployment's Pod (kube-controller-manager makes it; the
+	// template binds it to the node) runs on a password and a NO_PROXY that change
+	t.Run("day 2: a rotated password and a new NO_PROXY reach a Deployment through rollout", func(t *testing.T) {
+		startControllerManager(t, cp)
+		useProxyPassword := func(password string) {
+			node.run(t, fmt.Sprintf("kill $proxy; wait $proxy\nmitmdump --listen-host %s --listen-port 3128 --set proxyauth=%s --set %s >>mitmproxy-day2.log 2>&1 & proxy=$!\n%s",
+				nodeProxyAddr, shellQuote("svc-user:"+password), shellQuote("modify_headers=/~q/Via/1.1 mitmproxy"), waitForPort(nodeProxyAddr, 3128)))
+		}
+		useProxyPassword("0ld-pass")
+		policies.values = nodePolicyValues("http://svc-user:0ld-pass@"+nodeProxyAddr+":3128", "")
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, policies), policies.chart, policies.name), "helm upgrade")
+		waitForRecord(t, cp, "apps", fixture.Record(t, policies.values))
+
+		web := node.deployment(t, cp, "web", nodeOutsideURL, nodeIntranetURL)
+		first, results := node.deploymentResults(t, cp, web, "")
+		assert.Equal(t, map[string]string{nodeOutsideURL: "proxy", nodeIntranetURL: "proxy"}, results, "before: both through the proxy, with the old password")
+
+		// the proxy's password rotates, and the values follow with a NO_PROXY for the intranet
+		useProxyPassword("n3w-pass")
+		policies.values = nodePolicyValues("http://svc-user:n3w-pass@"+nodeProxyAddr+":3128", "", ".corp.internal")
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, policies), policies.chart, policies.name), "helm upgrade")
+		waitForRecord(t, cp, "apps", fixture.Record(t, policies.values))
+		_, results = node.deploymentResults(t, cp, web, "")
+		assert.NotEqual(t, "proxy", results[nodeOutsideURL], "the running Pod still sends the old password, which the proxy refuses")
+
+		stale := func() []string {
+			_, text, stderr := cli(t, proxykitCLI(t), "audit", "--kubeconfig", cp.Kubeconfig, "-n", "apps", "-o", "json")
+			var rows []auditRow
+			require.NoError(t, json.Unmarshal([]byte(text), &rows), "stdout:\n%s\nstderr:\n%s", text, stderr)
+			var out []string
+			for _, r := range rows {
+				if r.Rule == proxytest.RuleStaleProxyEnv {
+					out = append(out, r.Namespace+"/"+r.Object)
+				}
+				assert.NotContains(t, r.Message, "-pass", "a finding never carries a password")
+			}
+			return out
+		}
+		assert.Equal(t, []string{"apps/Pod/" + first}, stale(), "audit names exactly the running Pod that started before")
+
+		code, text, stderr := cli(t, proxykitCLI(t), "rollout", "--kubeconfig", cp.Kubeconfig, "-n", "apps", "--apply", "--timeout", "90s")
+		require.Equal(t, 0, code, "%s\n%s", text, stderr)
+		assert.Contains(t, text, "apps/Deployment/web: 1 Pod (stale-proxy-env)")
+		second, results := node.deploymentResults(t, cp, web, first)
+		assert.Equal(t, map[string]string{nodeOutsideURL: "proxy", nodeIntranetURL: "direct"}, results, "after: the new password through the proxy, the intranet direct")
+		assert.Empty(t, stale(), "nothing runs on the old configuration: %s replaced %s", second, first)
+	})
 }
 
 // nodePod is a Pod bound to the node (no scheduler runs here) that runs script
@@ -261,7 +319,7 @@ func nodePod(name, ns, script string) corev1.Pod {
 			NodeName:                     nodeName,
 			RestartPolicy:                corev1.RestartPolicyNever,
 			AutomountServiceAccountToken: &no,
-			HostAliases:                  []corev1.HostAlias{{IP: nodeInClusterAddr, Hostnames: []string{"echo.apps.svc"}}},
+			HostAliases:                  []corev1.HostAlias{{IP: nodeInClusterAddr, Hostnames: []string{"echo.apps.svc"}}, {IP: nodeOutsideAddr, Hostnames: []string{nodeIntranetName}}},
 			// no DNS server answers in the namespace: a name not in /etc/hosts fails at once
 			DNSPolicy: corev1.DNSNone,
 			DNSConfig: &corev1.PodDNSConfig{Nameservers: []string{"127.0.0.1"}},
@@ -310,6 +368,57 @@ func runPod(t *testing.T, cp *controlPlane, pod corev1.Pod) map[string]string {
 			return out
 		}
 		require.True(t, time.Now().Before(deadline), "Pod %s/%s never ended: %s", pod.Namespace, pod.Name, podEvents(t, cp, pod))
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// deployment creates a Deployment of one Pod, bound to the node, whose
+// container calls the URLs every second and writes what it got to
+// results/POD_NAME in the node's directory (a hostPath).
+func (n *kubeletNode) deployment(t *testing.T, cp *controlPlane, name string, urls ...string) *appsv1.Deployment {
+	t.Helper()
+	spec := nodePod(name, "apps", "").Spec
+	spec.RestartPolicy = corev1.RestartPolicyAlways
+	spec.Volumes = []corev1.Volume{{Name: "results", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: n.path("results")}}}}
+	c := &spec.Containers[0]
+	c.Command = []string{"/bin/sh", "-c", "while :; do podclient " + strings.Join(urls, " ") + " >/results/$POD_NAME.new 2>&1; mv /results/$POD_NAME.new /results/$POD_NAME; sleep 1; done"}
+	c.Env = []corev1.EnvVar{{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}
+	c.VolumeMounts = []corev1.VolumeMount{{Name: "results", MountPath: "/results"}}
+	labels := map[string]string{"app": name}
+	replicas := int32(1)
+	d, err := cp.Client.AppsV1().Deployments("apps").Create(context.Background(), &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: appsv1.DeploymentSpec{Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: spec}},
+	}, metav1.CreateOptions{})
+	require.NoError(t, err)
+	return d
+}
+
+// deploymentResults waits for a running Pod of the Deployment other than not,
+// and for what its container wrote last (written after the wait began).
+func (n *kubeletNode) deploymentResults(t *testing.T, cp *controlPlane, d *appsv1.Deployment, not string) (string, map[string]string) {
+	t.Helper()
+	began := time.Now()
+	deadline := began.Add(90 * time.Second)
+	for {
+		pods, err := cp.Client.CoreV1().Pods(d.Namespace).List(context.Background(), metav1.ListOptions{LabelSelector: "app=" + d.Name})
+		require.NoError(t, err)
+		for _, p := range pods.Items {
+			if p.Name == not || p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
+				continue
+			}
+			file := n.path(filepath.Join("results", p.Name))
+			if info, err := os.Stat(file); err == nil && info.ModTime().After(began) {
+				out := map[string]string{}
+				for _, line := range strings.Split(strings.TrimSpace(readFile(t, file)), "\n") {
+					what, result, _ := strings.Cut(line, " ")
+					out[what] = result
+				}
+				return p.Name, out
+			}
+		}
+		require.True(t, time.Now().Before(deadline), "no running Pod of Deployment %s wrote its results", d.Name)
 		time.Sleep(250 * time.Millisecond)
 	}
 }
