@@ -24,6 +24,20 @@ func cellInjector(t testing.TB, cell admissionCell) *inject.Injector {
 	return inject.New(inject.Options{Values: values, Release: cell.release()})
 }
 
+// injectPod runs a Pod through inject, as a post-renderer would.
+func injectPod(t *testing.T, injector *inject.Injector, pod corev1.Pod) corev1.Pod {
+	t.Helper()
+	in, err := yaml.Marshal(pod)
+	require.NoError(t, err)
+	out, _, err := injector.Stream(in)
+	require.NoError(t, err)
+	m, err := proxytest.Parse(string(out))
+	require.NoError(t, err)
+	var injected corev1.Pod
+	require.NoError(t, m.Decode("Pod", pod.Name, &injected))
+	return injected
+}
+
 // assertInjectMatchesAdmission is the differential test of inject against the
 // native policy in real admission: the Pod as inject writes it and the Pod as the
 // API server stored it have the same env in every container, the same bundle
@@ -31,15 +45,7 @@ func cellInjector(t testing.TB, cell admissionCell) *inject.Injector {
 // policies' own, so only Pods the policy injects, or that opt out, are compared.
 func assertInjectMatchesAdmission(t *testing.T, injector *inject.Injector, original, stored corev1.Pod) {
 	t.Helper()
-	in, err := yaml.Marshal(original)
-	require.NoError(t, err)
-	out, _, err := injector.Stream(in)
-	require.NoError(t, err)
-	m, err := proxytest.Parse(string(out))
-	require.NoError(t, err)
-	var injected corev1.Pod
-	require.NoError(t, m.Decode("Pod", original.Name, &injected))
-
+	injected := injectPod(t, injector, original)
 	assert.Equal(t, fixture.ContainerEnvs(stored), fixture.ContainerEnvs(injected), "inject and the native policy give every container the same env")
 	assert.Equal(t, bundleMounts(stored), bundleMounts(injected), "and the same bundle mounts")
 	assert.Equal(t, bundleVolumes(stored), bundleVolumes(injected), "and the same bundle volume (the ConfigMap it reads)")

@@ -331,20 +331,6 @@ func nodePod(name, ns, script string) corev1.Pod {
 	}
 }
 
-// injectPod runs a Pod through inject, as a post-renderer would.
-func injectPod(t *testing.T, injector *inject.Injector, pod corev1.Pod) corev1.Pod {
-	t.Helper()
-	in, err := yaml.Marshal(pod)
-	require.NoError(t, err)
-	out, _, err := injector.Stream(in)
-	require.NoError(t, err)
-	m, err := proxytest.Parse(string(out))
-	require.NoError(t, err)
-	var injected corev1.Pod
-	require.NoError(t, m.Decode("Pod", pod.Name, &injected))
-	return injected
-}
-
 // runPod creates the Pod, waits until it ends, and reads what its container
 // wrote to its termination log: one "WHAT RESULT" line per call.
 func runPod(t *testing.T, cp *controlPlane, pod corev1.Pod) map[string]string {
