@@ -110,7 +110,8 @@ func startNode(t *testing.T, cp *controlPlane, values string) *kubeletNode {
 
 	// the Pods' image: BusyBox (its wget is a client of its own) and a static Go client
 	podClient := n.path("podclient")
-	build := exec.Command("go", "build", "-o", podClient, "./testdata/podclient")
+	// -trimpath and no cgo, as the CLI the suites build: one standard library build for both
+	build := exec.Command("go", "build", "-trimpath", "-o", podClient, "./testdata/podclient")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
