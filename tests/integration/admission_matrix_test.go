@@ -464,17 +464,9 @@ func secretBecomes(t *testing.T, cp *controlPlane, ns, name string, ok func(*cor
 
 func waitForSecret(t *testing.T, cp *controlPlane, ns, name string, ok func(*corev1.Secret) bool) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	if !secretBecomes(t, cp, ns, name, ok, 60*time.Second) {
 		s, err := cp.Client.CoreV1().Secrets(ns).Get(context.Background(), name, metav1.GetOptions{})
-		if err == nil && ok(s) {
-			return
-		}
-		if err != nil && !apierrors.IsNotFound(err) {
-			require.NoError(t, err)
-		}
-		require.True(t, time.Now().Before(deadline), "Secret %s/%s never became as expected; %s", ns, name, describeSecret(s, err))
-		time.Sleep(50 * time.Millisecond)
+		require.FailNow(t, "a Secret never became as expected", "%s/%s: %s", ns, name, describeSecret(s, err))
 	}
 }
 

@@ -85,10 +85,7 @@ func startNode(t *testing.T, cp *controlPlane, values string) *kubeletNode {
 
 	// the drop-ins as cluster-proxy delivers them, read back as systemd reads them
 	for unit, dropIn := range nodeDropIns(t, values) {
-		env, _ := systemdEnvironment(t, dropIn)
-		raw, err := json.Marshal(env)
-		require.NoError(t, err)
-		write(unit+".env.json", string(raw))
+		n.writeUnitEnv(t, unit, dropIn)
 	}
 
 	// the API server, reached from inside the namespace through a Unix socket
@@ -279,11 +276,31 @@ func (n *kubeletNode) run(t *testing.T, script string) {
 // systemd does after a new drop-in and a daemon-reload; running Pods go on.
 func (n *kubeletNode) restartContainerd(t *testing.T, values string) {
 	t.Helper()
-	env, _ := systemdEnvironment(t, nodeDropIns(t, values)["containerd"])
+	n.writeUnitEnv(t, "containerd", nodeDropIns(t, values)["containerd"])
+	n.run(t, "kill $containerd; wait $containerd; rm -f containerd.sock\n"+n.startContainerd)
+}
+
+// writeUnitEnv writes UNIT.env.json, the environment systemd gives the unit
+// from the drop-in, which the exec-env role starts it with.
+func (n *kubeletNode) writeUnitEnv(t *testing.T, unit, dropIn string) {
+	t.Helper()
+	env, _ := systemdEnvironment(t, dropIn)
 	raw, err := json.Marshal(env)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(n.path("containerd.env.json"), raw, 0o644))
-	n.run(t, "kill $containerd; wait $containerd; rm -f containerd.sock\n"+n.startContainerd)
+	require.NoError(t, os.WriteFile(n.path(unit+".env.json"), raw, 0o644))
+}
+
+// useMitmproxy replaces the node's proxy with mitmproxy on the same address,
+// started with options (--set ...), its output appended to log. It adds a Via
+// header as tinyproxy does, which the echo server tells proxied requests by.
+func (n *kubeletNode) useMitmproxy(t *testing.T, log string, options ...string) {
+	t.Helper()
+	options = append(options, "modify_headers=/~q/Via/1.1 mitmproxy")
+	var set strings.Builder
+	for _, o := range options {
+		set.WriteString(" --set " + shellQuote(o))
+	}
+	n.run(t, fmt.Sprintf("kill $proxy; wait $proxy\nmitmdump --listen-host %s --listen-port 3128%s >>%s 2>&1 & proxy=$!\n%s", nodeProxyAddr, set.String(), log, waitForPort(nodeProxyAddr, 3128)))
 }
 
 func (n *kubeletNode) path(name string) string { return filepath.Join(n.dir, name) }

@@ -165,12 +165,11 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 	useEngine(t, cp, &policies, admissionEngines[0], nil)
 
 	// a proxy that demands credentials (mitmproxy's: tinyproxy's BasicAuth takes no
-	// %, & or +) in place of tinyproxy, which adds a Via header as tinyproxy does
+	// %, & or +) in place of tinyproxy
 	password := "Zq%40w%25&+"
 	secret, err := url.PathUnescape(password)
 	require.NoError(t, err)
-	node.run(t, fmt.Sprintf("kill $proxy; wait $proxy\nmitmdump --listen-host %s --listen-port 3128 --set proxyauth=%s --set %s >>mitmproxy.log 2>&1 & proxy=$!\n%s",
-		nodeProxyAddr, shellQuote("svc-user:"+secret), shellQuote("modify_headers=/~q/Via/1.1 mitmproxy"), waitForPort(nodeProxyAddr, 3128)))
+	node.useMitmproxy(t, "mitmproxy.log", "proxyauth=svc-user:"+secret)
 	withPassword := func(password string) string {
 		return strings.ReplaceAll(nodeValues, "http://"+nodeProxyAddr, "http://svc-user:"+password+"@"+nodeProxyAddr)
 	}
@@ -237,8 +236,7 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 		ca, key := fixture.NewCA(t, "corp intercepting proxy")
 		require.NoError(t, os.MkdirAll(node.path("mitmproxy-ca"), 0o700))
 		require.NoError(t, os.WriteFile(node.path("mitmproxy-ca/mitmproxy-ca.pem"), []byte(key+ca), 0o600))
-		node.run(t, fmt.Sprintf("kill $proxy; wait $proxy\nmitmdump --listen-host %s --listen-port 3128 --set confdir=mitmproxy-ca --set ssl_insecure=true --set %s >>mitmproxy-tls.log 2>&1 & proxy=$!\n%s",
-			nodeProxyAddr, shellQuote("modify_headers=/~q/Via/1.1 mitmproxy"), waitForPort(nodeProxyAddr, 3128)))
+		node.useMitmproxy(t, "mitmproxy-tls.log", "confdir=mitmproxy-ca", "ssl_insecure=true")
 		startTrustManager(t, cp)
 		trustValues := "proxy:\n  https: http://" + nodeProxyAddr + ":3128\n  trustedCA: " + fixture.YAMLQuote(ca) + "\n" + nodeClusterValues
 		clusterProxy := e2eRelease{"node", fixture.ClusterProxy, fixture.Namespace, "clusterName: node\n" + trustValues}
@@ -262,11 +260,7 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 	// template binds it to the node) runs on a password and a NO_PROXY that change
 	t.Run("day 2: a rotated password and a new NO_PROXY reach a Deployment through rollout", func(t *testing.T) {
 		startControllerManager(t, cp)
-		useProxyPassword := func(password string) {
-			node.run(t, fmt.Sprintf("kill $proxy; wait $proxy\nmitmdump --listen-host %s --listen-port 3128 --set proxyauth=%s --set %s >>mitmproxy-day2.log 2>&1 & proxy=$!\n%s",
-				nodeProxyAddr, shellQuote("svc-user:"+password), shellQuote("modify_headers=/~q/Via/1.1 mitmproxy"), waitForPort(nodeProxyAddr, 3128)))
-		}
-		useProxyPassword("0ld-pass")
+		node.useMitmproxy(t, "mitmproxy-day2.log", "proxyauth=svc-user:0ld-pass")
 		policies.values = nodePolicyValues("http://svc-user:0ld-pass@"+nodeProxyAddr+":3128", "")
 		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, policies), policies.chart, policies.name), "helm upgrade")
 		waitForRecord(t, cp, "apps", fixture.Record(t, policies.values))
@@ -276,7 +270,7 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 		assert.Equal(t, map[string]string{nodeOutsideURL: "proxy", nodeIntranetURL: "proxy"}, results, "before: both through the proxy, with the old password")
 
 		// the proxy's password rotates, and the values follow with a NO_PROXY for the intranet
-		useProxyPassword("n3w-pass")
+		node.useMitmproxy(t, "mitmproxy-day2.log", "proxyauth=svc-user:n3w-pass")
 		policies.values = nodePolicyValues("http://svc-user:n3w-pass@"+nodeProxyAddr+":3128", "", ".corp.internal")
 		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, policies), policies.chart, policies.name), "helm upgrade")
 		waitForRecord(t, cp, "apps", fixture.Record(t, policies.values))
