@@ -126,7 +126,7 @@ func startNode(t *testing.T, cp *controlPlane, values string) *kubeletNode {
 		image = append(image, shellQuote(entry))
 	}
 
-	write("certs.d/"+nodeRegistryName+":5000/hosts.toml", fmt.Sprintf("server = %q\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", "http://"+nodeRegistryName+":5000", "http://"+nodeRegistryName+":5000"))
+	write("certs.d/"+nodeRegistryName+":5000/hosts.toml", registryHostsTOML("http://"+nodeRegistryName+":5000"))
 	// containerd with the Pods' sandbox image from the registry, and the CNI bridge
 	write("containerd.toml", containerdConfig(n.dir, n.path("certs.d"), nodeRegistryName+":5000/pause:1"))
 	write("cni/10-proxykit.conflist", nodeCNIConfig(n.dir))

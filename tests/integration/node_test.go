@@ -86,7 +86,7 @@ func TestContainerdPullsThroughTheDropIn(t *testing.T) {
 	// containerd reaches the registry over plain HTTP, under either name, and over
 	// HTTPS on 5443
 	for host, scheme := range map[string]string{nodeRegistryName + ":5000": "http", nodeRegistryAddr + ":5000": "http", nodeRegistryName + ":5443": "https"} {
-		write("certs.d/"+host+"/hosts.toml", fmt.Sprintf("server = %q\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", scheme+"://"+host, scheme+"://"+host))
+		write("certs.d/"+host+"/hosts.toml", registryHostsTOML(scheme+"://"+host))
 	}
 	// the node's trust store as update-ca-certificates leaves it after cluster-proxy's
 	// files put the corporate CA in /usr/local/share/ca-certificates: Debian's bundle
@@ -202,6 +202,12 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   [plugins."io.containerd.grpc.v1.cri".registry]
     config_path = %q
 `, filepath.Join(dir, "root"), filepath.Join(dir, "state"), filepath.Join(dir, "containerd.sock"), filepath.Join(dir, "opt"), sandbox, filepath.Join(dir, "cni"), certs)
+}
+
+// registryHostsTOML is containerd's hosts.toml for a registry at url (a scheme
+// and host:port): how to reach it, for pulls and resolving tags.
+func registryHostsTOML(url string) string {
+	return fmt.Sprintf("server = %q\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", url, url)
 }
 
 func lineAfter(out, prefix string) string {
