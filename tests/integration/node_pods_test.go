@@ -135,12 +135,16 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 	require.NoError(t, helm.InstallE(t, helmOptions(cp, policies), policies.chart, policies.name), "helm install")
 	waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool { return fixture.EnvMap(c.Env)["HTTPS_PROXY"].Value != "" })
 
-	t.Run("a Pod admitted by the native policy", func(t *testing.T) {
+	// a Pod the engine in place admits makes the calls: the outside host once by
+	// each client through the proxy, nothing else
+	admittedCalls := func(t *testing.T, name string) {
 		before := len(node.ProxyRequests(t))
-		assert.Equal(t, want, runPod(t, cp, nodePod("native-calls", "apps", calls)), "what each client in the Pod reached, and how")
-		assert.Len(t, requestsTo(node.ProxyRequests(t)[before:], nodeOutsideName), 2, "the outside host, once by each client, and nothing else")
-		assert.Len(t, node.ProxyRequests(t)[before:], 2)
-	})
+		assert.Equal(t, want, runPod(t, cp, nodePod(name, "apps", calls)), "what each client in the Pod reached, and how")
+		requests := node.ProxyRequests(t)[before:]
+		assert.Len(t, requestsTo(requests, nodeOutsideName), 2, "the outside host, once by each client, and nothing else")
+		assert.Len(t, requests, 2)
+	}
+	t.Run("a Pod admitted by the native policy", func(t *testing.T) { admittedCalls(t, "native-calls") })
 
 	t.Run("an opted-out Pod", func(t *testing.T) {
 		before := len(node.ProxyRequests(t))
@@ -156,10 +160,7 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 	for _, engine := range admissionEngines[1:] {
 		t.Run("a Pod admitted by Kyverno's "+engine.name, func(t *testing.T) {
 			useEngine(t, cp, &policies, engine, nil)
-			before := len(node.ProxyRequests(t))
-			assert.Equal(t, want, runPod(t, cp, nodePod(strings.ToLower(engine.name)+"-calls", "apps", calls)), "what each client in the Pod reached, and how")
-			assert.Len(t, requestsTo(node.ProxyRequests(t)[before:], nodeOutsideName), 2, "the outside host, once by each client, and nothing else")
-			assert.Len(t, node.ProxyRequests(t)[before:], 2)
+			admittedCalls(t, strings.ToLower(engine.name)+"-calls")
 		})
 	}
 	useEngine(t, cp, &policies, admissionEngines[0], nil)
@@ -340,12 +341,7 @@ func runPod(t *testing.T, cp *controlPlane, pod corev1.Pod) map[string]string {
 			require.NotEmpty(t, got.Status.ContainerStatuses)
 			terminated := got.Status.ContainerStatuses[0].State.Terminated
 			require.NotNil(t, terminated)
-			out := map[string]string{}
-			for _, line := range strings.Split(strings.TrimSpace(terminated.Message), "\n") {
-				what, result, _ := strings.Cut(line, " ")
-				out[what] = result
-			}
-			return out
+			return callResults(terminated.Message)
 		}
 		require.True(t, time.Now().Before(deadline), "Pod %s/%s never ended: %s", pod.Namespace, pod.Name, podEvents(t, cp, pod))
 		time.Sleep(250 * time.Millisecond)
@@ -390,17 +386,23 @@ func (n *kubeletNode) deploymentResults(t *testing.T, cp *controlPlane, d *appsv
 			}
 			file := n.path(filepath.Join("results", p.Name))
 			if info, err := os.Stat(file); err == nil && info.ModTime().After(began) {
-				out := map[string]string{}
-				for _, line := range strings.Split(strings.TrimSpace(readFile(t, file)), "\n") {
-					what, result, _ := strings.Cut(line, " ")
-					out[what] = result
-				}
-				return p.Name, out
+				return p.Name, callResults(readFile(t, file))
 			}
 		}
 		require.True(t, time.Now().Before(deadline), "no running Pod of Deployment %s wrote its results", d.Name)
 		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// callResults reads what a Pod's calls printed, one "WHAT RESULT" line each
+// (podclient's "URL proxy", the script's "wget proxy").
+func callResults(text string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		what, result, _ := strings.Cut(line, " ")
+		out[what] = result
+	}
+	return out
 }
 
 // waitForConfigMapKey waits until the ConfigMap has the key.
