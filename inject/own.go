@@ -29,6 +29,11 @@ type own struct {
 // ref tells an own env entry that reads a key (valueFrom): nothing to merge into.
 func (o own) ref() bool { _, ok := o.entry["valueFrom"]; return ok }
 
+// secret tells an own setting that a Secret gives through envFrom: its value
+// may hold a credential (a trust store's password in JAVA_TOOL_OPTIONS), so it
+// is never copied into a plain value, only referenced.
+func (o own) secret() bool { return strings.HasPrefix(o.source, "Secret/") }
+
 // where says where a message finds the own setting.
 func (o own) where() string {
 	if o.source != "" {

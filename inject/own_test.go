@@ -123,3 +123,51 @@ func TestJavaMergeSuffix(t *testing.T) {
 }
 
 var testFacts = proxytest.Cluster{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1"}
+
+// ownFromSecret gives a JVM container its own JAVA_TOOL_OPTIONS (a trust
+// store's password among the flags) and NO_PROXY through an envFrom Secret.
+const ownFromSecret = `apiVersion: v1
+kind: Secret
+metadata: {name: jvm-opts, namespace: shop}
+stringData:
+  JAVA_TOOL_OPTIONS: "-Djavax.net.ssl.trustStorePassword=Sup3rS3cret -Dhttp.nonProxyHosts=*.internal"
+  NO_PROXY: ".internal,Sup3rZone.corp"
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: shop}
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: x
+          envFrom: [{secretRef: {name: jvm-opts}}]
+`
+
+// What a Secret gives a container stays in the Secret in every mode: inject
+// references it ($(JAVA_TOOL_OPTIONS), which the kubelet expands, or a
+// secretKeyRef), never copies it into a plain value, and says so in a note
+// that names the Secret's key, not its text.
+func TestStreamOwnSettingsFromASecretStayInIt(t *testing.T) {
+	for _, mode := range []string{"{}", "{mergeNoProxy: true}", "{overrideExisting: true}", "{overrideExisting: true, mergeNoProxy: true}"} {
+		t.Run(mode, func(t *testing.T) {
+			values := strings.Replace(plainValues, "proxy: {", "proxy: {runtimes: [java], ", 1) + "policy: " + mode + "\n"
+			out, result := run(t, values, ownFromSecret, Options{Namespace: "shop"})
+			for _, doc := range strings.Split(out, "\n---\n") {
+				if !strings.Contains(doc, "kind: Secret") {
+					assert.NotContains(t, doc, "Sup3r", "a Secret's value outside the Secret")
+				}
+			}
+			assert.NotContains(t, strings.Join(result.Notes, "\n"), "Sup3r")
+			m := parse(t, out, "shop")
+			own := env(t, m, "Deployment/api", "api")["JAVA_TOOL_OPTIONS"].Value
+			assert.Contains(t, own, "$(JAVA_TOOL_OPTIONS)")
+			// the container still gets its own flags and the proxy's, as the kubelet expands them
+			got := m.Environment(m.Container(t, "Deployment/api", "api"))
+			assert.Contains(t, got["JAVA_TOOL_OPTIONS"], "-Djavax.net.ssl.trustStorePassword=Sup3rS3cret")
+			assert.Contains(t, got["JAVA_TOOL_OPTIONS"], "-Dhttp.proxyHost=proxy.corp")
+			assert.Equal(t, got["NO_PROXY"], got["no_proxy"], "the twins agree")
+		})
+	}
+}

@@ -130,8 +130,16 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 		case has && mine.ref():
 			// kept as it is: a merge cannot drop an own valueFrom
 		case has && name == "JAVA_TOOL_OPTIONS" && inj.javaOptions != "":
-			value := mine.value
-			suffix := javaMergeSuffix(mine.value, inj.javaOptions)
+			value, suffix := mine.value, javaMergeSuffix(mine.value, inj.javaOptions)
+			if mine.secret() {
+				// the kubelet expands $(JAVA_TOOL_OPTIONS) to the envFrom Secret's
+				// value: the flags are joined without the Secret's text in the Pod
+				value = "$(" + name + ")"
+				if suffix != "" {
+					notes = append(notes, ownNote(o.where, name, mine, "keeps its own -Dhttp.nonProxyHosts without the cluster's entries: it comes from a Secret, whose value is never copied into the Pod spec; add the cluster's entries there (proxykit noproxy prints them)"))
+				}
+				suffix = ""
+			}
 			if joined, ok := joinJava(value, inj.javaOptions, o.override); ok {
 				value = joined
 				if o.merge && !o.override {
@@ -145,7 +153,7 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 			}
 		case has && o.override:
 			replacement := clone(entry)
-			if cluster, plain := entry["value"].(string); plain && o.merge && isNoProxy(name) {
+			if cluster, plain := entry["value"].(string); plain && o.merge && isNoProxy(name) && !mine.secret() {
 				replacement = map[string]any{"name": name, "value": unionNoProxy(cluster, mine.value)}
 			}
 			if value, _ := replacement["value"].(string); value != mine.value {
@@ -157,6 +165,8 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 			merged := unionNoProxy(cluster, mine.value)
 			switch {
 			case merged == mine.value:
+			case o.merge && mine.secret():
+				notes = append(notes, ownNote(o.where, name, mine, "kept without the cluster's entries: it comes from a Secret, whose value is never copied into the Pod spec; add the cluster's entries there (proxykit noproxy prints them)"))
 			case o.merge:
 				set(map[string]any{"name": name, "value": merged})
 			case !noProxyNoted:
@@ -169,7 +179,7 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 			twin, hasTwin := owns[twins[name]]
 			cluster, plain := entry["value"].(string)
 			switch {
-			case hasTwin && o.merge && isNoProxy(name) && !twin.ref() && plain:
+			case hasTwin && o.merge && isNoProxy(name) && !twin.ref() && !twin.secret() && plain:
 				// with override too: the twin itself is merged so
 				set(map[string]any{"name": name, "value": unionNoProxy(cluster, twin.value)})
 			case !hasTwin || o.override:

@@ -94,21 +94,41 @@ func (c Call) InCluster(domain string, namespaces ...string) bool {
 // expansion is Kubernetes' $(VAR) reference in env values, command and args.
 var expansion = regexp.MustCompile(`\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)`)
 
+// MaxEnvString is the longest environment string or argument the kernel passes
+// to a program (MAX_ARG_STRLEN, 128 KiB): a container whose variable expands to
+// more never starts, so expansion stops there.
+const MaxEnvString = 128 << 10
+
 // expand replaces $(VAR) with the variable's value as the kubelet does: an
-// unknown reference stays as written, $$ is a literal $.
-func expand(text string, vars map[string]string) string {
+// unknown reference stays as written, $$ is a literal $. A result longer than
+// MaxEnvString is no string the container can get: the text stays as written
+// (false), so that a few bytes of manifest never cost megabytes of reading.
+func expand(text string, lookup func(string) (string, bool)) (string, bool) {
 	if !strings.Contains(text, "$") {
-		return text
+		return text, true
 	}
-	return expansion.ReplaceAllStringFunc(text, func(ref string) string {
-		if ref == "$$" {
-			return "$"
+	var b strings.Builder
+	last := 0
+	for _, m := range expansion.FindAllStringSubmatchIndex(text, -1) {
+		part := text[m[0]:m[1]]
+		switch v, ok := lookup(text[max(m[2], 0):max(m[3], 0)]); {
+		case part == "$$":
+			part = "$"
+		case ok:
+			part = v
 		}
-		if v, ok := vars[ref[2:len(ref)-1]]; ok {
-			return v
+		if b.Len()+(m[0]-last)+len(part) > MaxEnvString {
+			return text, false
 		}
-		return ref
-	})
+		b.WriteString(text[last:m[0]])
+		b.WriteString(part)
+		last = m[1]
+	}
+	if b.Len()+len(text)-last > MaxEnvString {
+		return text, false
+	}
+	b.WriteString(text[last:])
+	return b.String(), true
 }
 
 // callVariables are the variables that set the proxy, not a call.
@@ -122,8 +142,7 @@ var callVariables = append(slices.Clone(ProxyVariables), "JAVA_TOOL_OPTIONS", "J
 // variables themselves are not calls. Each host and port is listed once, where
 // it is first found, with its scheme when any place writes one.
 func (m *Manifests) Calls(ctr Container) []Call {
-	resolved := m.ResolveEnv(ctr) // once: $(VAR) reads it, and so do valueFrom keys
-	env := resolved.Values()
+	resolved := m.ResolveEnv(ctr) // once, $(VAR) expanded as the kubelet does: env and args read it
 	var out []Call
 	add := func(where string, fs []found) {
 		for _, f := range fs {
@@ -141,7 +160,7 @@ func (m *Manifests) Calls(ctr Container) []Call {
 		}
 		data, _ := m.ObjectData(kind, name, ns)
 		for _, key := range slices.Sorted(maps.Keys(data)) {
-			if !slices.Contains(callVariables, src.Prefix+key) {
+			if !slices.Contains(callVariables, src.Prefix+key) && !SecretName(key) {
 				add(kind+"/"+name+" key "+key+" (envFrom)", scanText(data[key]))
 			}
 		}
@@ -152,9 +171,11 @@ func (m *Manifests) Calls(ctr Container) []Call {
 		}
 		switch {
 		case e.ValueFrom == nil:
-			add("env "+e.Name, scanText(expand(e.Value, env)))
+			if v := resolved.Vars[e.Name]; !SecretName(e.Name) {
+				add("env "+e.Name, scanText(v.Value))
+			}
 		case e.ValueFrom.ConfigMapKeyRef != nil || e.ValueFrom.SecretKeyRef != nil:
-			if v := resolved.Vars[e.Name]; v.Known() {
+			if v := resolved.Vars[e.Name]; v.Known() && !SecretName(e.Name) {
 				add("env "+e.Name+" ("+v.From+")", scanText(v.Value))
 			}
 		}
@@ -165,7 +186,8 @@ func (m *Manifests) Calls(ctr Container) []Call {
 	}{{"command", ctr.Command}, {"args", ctr.Args}} {
 		var expanded []string
 		for _, arg := range list.args {
-			expanded = append(expanded, expand(arg, env))
+			arg, _ = expand(arg, resolved.lookup)
+			expanded = append(expanded, arg)
 			add(list.name, scanText(expanded[len(expanded)-1]))
 		}
 		add(list.name, scanFlags(expanded))
@@ -177,7 +199,7 @@ func (m *Manifests) Calls(ctr Container) []Call {
 				if src.items != nil && !slices.Contains(src.items, key) {
 					continue
 				}
-				if mount.SubPath != "" && mount.SubPath != key && !slices.Contains(src.paths, mount.SubPath) {
+				if mount.SubPath != "" && mount.SubPath != key && !slices.Contains(src.paths, mount.SubPath) || SecretName(key) {
 					continue
 				}
 				add(src.kind+"/"+src.name+" key "+key+", mounted at "+mount.MountPath, scanFile(data[key]))

@@ -1,7 +1,10 @@
 package manifest
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -178,8 +181,97 @@ func TestCallHTTPAndInCluster(t *testing.T) {
 }
 
 func TestExpand(t *testing.T) {
-	vars := map[string]string{"HOST": "es", "PORT": "9200"}
-	assert.Equal(t, "http://es:9200", expand("http://$(HOST):$(PORT)", vars))
-	assert.Equal(t, "$(UNKNOWN)", expand("$(UNKNOWN)", vars))
-	assert.Equal(t, "$(HOST)", expand("$$(HOST)", vars))
+	vars := map[string]string{"HOST": "es", "PORT": "9200", "BIG": strings.Repeat("x", 50<<10)}
+	lookup := func(name string) (string, bool) { v, ok := vars[name]; return v, ok }
+	for text, want := range map[string]string{
+		"http://$(HOST):$(PORT)": "http://es:9200",
+		"$(UNKNOWN)":             "$(UNKNOWN)",
+		"$$(HOST)":               "$(HOST)",
+		"$(BIG)$(BIG)":           strings.Repeat("x", 100<<10),
+	} {
+		got, ok := expand(text, lookup)
+		assert.True(t, ok, text)
+		assert.Equal(t, want, got, text)
+	}
+	// three times 50 KiB is past what one environment string can hold: the
+	// container never starts, and the text stays as written
+	got, ok := expand("$(BIG)$(BIG)$(BIG)", lookup)
+	assert.False(t, ok)
+	assert.Equal(t, "$(BIG)$(BIG)$(BIG)", got)
+}
+
+// passwordStream plants passwords where charts keep them: a URL whose password
+// holds "@" (read by Go and Python to the last "@"), one built from a
+// secretKeyRef through $(VAR), and password keys whose values look like host:port.
+const passwordStream = `
+apiVersion: v1
+kind: Secret
+metadata: {name: db, namespace: app}
+stringData:
+  url: "postgres://app:P@ssw0rd@db:5432/app"
+  ES_PASS: "Xy@zz9:9200"
+  password: "hunter2.corp:2020"
+  config.ini: |
+    [db]
+    password = swordfish.io:8443
+    url = http://admin:a@b@c@search-api:9200/x
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: app}
+spec:
+  volumes: [{name: s, secret: {secretName: db}}]
+  containers:
+    - name: c
+      image: x
+      envFrom: [{secretRef: {name: db}}]
+      env:
+        - {name: ES_PASSWORD, valueFrom: {secretKeyRef: {name: db, key: ES_PASS}}}
+        - {name: ES_URL, value: "https://elastic:$(ES_PASSWORD)@es-master:9200"}
+        - {name: DB_URL, valueFrom: {secretKeyRef: {name: db, key: url}}}
+      volumeMounts: [{name: s, mountPath: /etc/db}]
+`
+
+func TestCallsNeverHoldAPassword(t *testing.T) {
+	m, err := Parse(passwordStream)
+	require.NoError(t, err)
+	calls := m.Calls(m.Containers()[0])
+	var hosts []string
+	for _, c := range calls {
+		hosts = append(hosts, c.HostPort())
+		for _, secret := range []string{"ssw0rd", "Xy", "zz9", "hunter2", "swordfish", "@b", "c@"} {
+			assert.NotContains(t, c.Host+" "+c.Where+" "+c.Target(), secret)
+		}
+	}
+	// each host as Go's url.Parse reads it
+	assert.ElementsMatch(t, []string{"db:5432", "es-master:9200", "search-api:9200"}, hosts)
+}
+
+// A few bytes of manifest that expand to megabytes are read within the kernel's
+// bounds: a variable of 50 KiB referenced 2,000 times in one value, and in
+// 2,000 values, costs about what one reference does.
+func TestCallsExpansionIsBounded(t *testing.T) {
+	stream := func(refs, vars int) string {
+		var b strings.Builder
+		b.WriteString("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: app}\nspec:\n  containers:\n    - name: c\n      image: x\n      env:\n")
+		fmt.Fprintf(&b, "        - {name: V, value: %q}\n", "http://big:8080/"+strings.Repeat("a", 50<<10))
+		for i := range vars {
+			fmt.Fprintf(&b, "        - {name: A%d, value: %q}\n", i, strings.Repeat("$(V)", refs))
+		}
+		return b.String()
+	}
+	cost := func(text string) time.Duration {
+		m, err := Parse(text)
+		require.NoError(t, err)
+		start := time.Now()
+		calls := m.Calls(m.Containers()[0])
+		assert.Equal(t, "big:8080", calls[0].HostPort())
+		return time.Since(start)
+	}
+	small := cost(stream(1, 1))
+	for _, big := range []string{stream(2000, 1), stream(1, 2000)} {
+		took := cost(big)
+		t.Logf("%d bytes of manifest: %.1fx the time of one reference", len(big), float64(took)/float64(small))
+		assert.Less(t, took, 2*time.Second)
+	}
 }

@@ -16,8 +16,10 @@ type found struct{ host, port, scheme string }
 
 var (
 	// urlPattern: scheme://[userinfo@]host[:port], the host a DNS name or a
-	// bracketed IPv6 address.
-	urlPattern = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]{0,15})://(?:[^\s/@"'<>]*@)?(\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9])?\.?)(?::(\d{1,5}))?`)
+	// bracketed IPv6 address; the user-info runs to the last "@" before the
+	// path, query or fragment, as Go's url.Parse and Python's urlsplit read it
+	// (a password may hold "@").
+	urlPattern = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]{0,15})://(?:[^\s/?#"'<>]*@)?(\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9])?\.?)(?::(\d{1,5}))?`)
 	// hostPortPattern: host:port standing alone (between quotes, after = or a
 	// space ...), so that an image tag (nginx:1.25) or a time (12:30) is not one.
 	hostPortPattern = regexp.MustCompile(`(?i)(?:^|[\s"'=,;(\[{])((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.?):(\d{2,5})(?:$|[\s"',;)\]}/])`)
@@ -33,8 +35,34 @@ var (
 	dnsName = regexp.MustCompile(`(?i)^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.?$`)
 )
 
-// scanText finds the URLs and host:port forms of a text.
+// scanText finds the URLs and host:port forms of a text, line by line. A line
+// that sets a credential (password = ..., --db-password=..., DB_TOKEN: ...) is
+// never read, so that no part of a password becomes a host.
 func scanText(text string) []found {
+	var out []found
+	for line := range strings.Lines(text) {
+		if !secretLine(line) {
+			out = append(out, scanLine(line)...)
+		}
+	}
+	return out
+}
+
+// secretLine tells whether a line sets a key or flag named as a credential.
+func secretLine(line string) bool {
+	if m := linePair.FindStringSubmatch(strings.TrimRight(line, "\r\n")); m != nil && SecretName(m[1]) {
+		return true
+	}
+	for _, field := range strings.Fields(line) {
+		if m := flagPair.FindStringSubmatch(field); m != nil && SecretName(m[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// scanLine finds the URLs and host:port forms of one line.
+func scanLine(text string) []found {
 	var out []found
 	for _, m := range urlPattern.FindAllStringSubmatchIndex(text, -1) {
 		scheme, host := strings.ToLower(text[m[2]:m[3]]), text[m[4]:m[5]]
@@ -121,6 +149,9 @@ func walk(node any, out *[]found) {
 	case map[string]any:
 		strs := map[string]string{}
 		for k, v := range n {
+			if SecretName(k) {
+				continue // password: ...: never read, so never a host
+			}
 			switch s := v.(type) {
 			case string:
 				strs[k] = s

@@ -56,10 +56,21 @@ func (m *Manifests) ResolveEnv(ctr Container) Env {
 			env.Vars[src.Prefix+k] = v.from(kind + "/" + name)
 		}
 	}
+	total := 0
 	for _, e := range c.Env {
 		switch {
 		case e.ValueFrom == nil:
-			env.Vars[e.Name] = Value{Value: e.Value, From: "value"}
+			// $(VAR) reads the variables set so far, as the kubelet expands them;
+			// past the kernel's limit of a whole environment nothing more is
+			// expanded (such a container never starts)
+			value, ok := e.Value, false
+			if total <= maxEnvironment {
+				value, ok = expand(e.Value, env.lookup)
+			}
+			if ok {
+				total += len(value)
+			}
+			env.Vars[e.Name] = Value{Value: value, From: "value"}
 		case e.ValueFrom.SecretKeyRef != nil:
 			env.Vars[e.Name] = m.keyRef("Secret", e.ValueFrom.SecretKeyRef.Name, e.ValueFrom.SecretKeyRef.Key, ns)
 		case e.ValueFrom.ConfigMapKeyRef != nil:
@@ -69,6 +80,20 @@ func (m *Manifests) ResolveEnv(ctr Container) Env {
 		}
 	}
 	return env
+}
+
+// maxEnvironment is the most a whole environment can hold: the kernel gives
+// arguments and environment together a quarter of the stack (2 MiB with the
+// usual 8 MiB stack).
+const maxEnvironment = 2 << 20
+
+// lookup is a variable's value for $(VAR), when known.
+func (e Env) lookup(name string) (string, bool) {
+	v, ok := e.Vars[name]
+	if !ok || !v.Known() {
+		return "", false
+	}
+	return v.Value, true
 }
 
 func (m *Manifests) keyRef(kind, name, key, namespace string) Value {

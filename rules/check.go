@@ -114,7 +114,9 @@ func Check(m *manifest.Manifests, opts ...Option) []Finding {
 		}
 		for _, r := range containerRules {
 			if msg := r.judge(ctx); msg != "" {
-				findings = append(findings, Finding{Namespace: ctr.Namespace, Object: ctr.Object, Container: ctr.Name, Rule: r.name, Message: msg})
+				// a message quotes what the container holds: a proxy URL pasted into
+				// NO_PROXY must not bring its password into a report
+				findings = append(findings, Finding{Namespace: ctr.Namespace, Object: ctr.Object, Container: ctr.Name, Rule: r.name, Message: manifest.RedactUserInfo(msg)})
 			}
 		}
 	}

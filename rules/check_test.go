@@ -134,3 +134,17 @@ func TestCheckExpectVariables(t *testing.T) {
 	assert.Empty(t, Check(m, WithCluster(testCluster), ExpectVariables([]string{"HTTP_PROXY", "NO_PROXY", "http_proxy", "no_proxy"})), "no https proxy set")
 	assert.Empty(t, m.Variables, "the manifests are left as they are")
 }
+
+// A proxy URL pasted into NO_PROXY, with a password that holds "@", is judged
+// without its password ever reaching a message.
+func TestFindingsNeverQuoteAPassword(t *testing.T) {
+	pasted := "http://svc:Pw0rd@Leak@proxy.corp:3128,*," + goodNoProxy
+	m, err := manifest.Parse(pod(plainEnv("http://proxy:3128", pasted), ""))
+	require.NoError(t, err)
+	findings := Check(m, WithCluster(testCluster))
+	require.NotEmpty(t, findings)
+	for _, f := range findings {
+		assert.NotContains(t, f.String(), "Pw0rd")
+		assert.NotContains(t, f.String(), "Leak")
+	}
+}
