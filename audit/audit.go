@@ -7,8 +7,8 @@
 // each Pod's namespace. stale-proxy-env compares the record a Pod started with
 // (its proxykit.io/proxy-config annotation) with the record of the Secret it
 // reads, or of the values; a Pod without a record is compared by its variables
-// with what the values render. Pods, Secrets and ConfigMaps are listed a page
-// at a time, with no request per Pod.
+// with what the values render. Pods and ConfigMaps are listed a page at a
+// time, with no request per Pod; a Secret is read (get) only when a Pod reads it.
 package audit
 
 import (
@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -92,12 +93,13 @@ type auditor struct {
 	variables []string
 	now       rules.Now         // stale-proxy-env: what the values give a container that starts now
 	owners    map[string]string // "namespace/ReplicaSet" -> "Deployment/name"
+	secrets   map[string]any    // "namespace/Secret/name" -> the Secret as kept (secret), nil when there is none
 }
 
 // Run audits the Pods that opts name. Errors come from the API server (a
 // missing permission names the resource) or from values the library rejects.
 func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Result, error) {
-	a := &auditor{ctx: ctx, client: client, cluster: opts.Cluster, owners: map[string]string{}}
+	a := &auditor{ctx: ctx, client: client, cluster: opts.Cluster, owners: map[string]string{}, secrets: map[string]any{}}
 	if opts.Values != nil {
 		variables, now, err := rendered(opts.Values)
 		if err != nil {
@@ -177,7 +179,15 @@ func (a *auditor) check(pods []corev1.Pod, sources map[string]any) ([]Finding, e
 		for _, ref := range podReferences(p) {
 			if key := p.Namespace + "/" + ref; !needed[key] {
 				needed[key] = true
-				if obj, ok := sources[key]; ok {
+				obj, ok := sources[key]
+				if strings.Contains(key, "/Secret/") {
+					var err error
+					if obj, err = a.secret(key); err != nil {
+						return nil, err
+					}
+					ok = obj != nil
+				}
+				if ok {
 					objects = append(objects, obj)
 				}
 			}
@@ -226,35 +236,12 @@ func (a *auditor) owner(p corev1.Pod) string {
 	return o
 }
 
-// sources reads the Secrets and ConfigMaps of namespace ("" for all), keyed
-// "namespace/Kind/name". A Secret keeps its keys, only the values of NO_PROXY
-// keys, which no-proxy-gap judges (the others withheld: no URL with credentials
-// stays in memory), and its record, which stale-proxy-env judges.
+// sources reads the ConfigMaps of namespace ("" for all), keyed
+// "namespace/ConfigMap/name". Secrets are read one by one, only those a Pod
+// reads (secret).
 func (a *auditor) sources(namespace string) (map[string]any, error) {
 	out := map[string]any{}
 	err := a.each(namespace, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-		return a.client.CoreV1().Secrets(namespace).List(ctx, o)
-	}, func(obj runtime.Object) error {
-		s := obj.(*corev1.Secret)
-		data := map[string][]byte{}
-		for k, v := range s.Data {
-			if strings.Contains(strings.ToUpper(k), "NO_PROXY") {
-				data[k] = v
-			} else {
-				data[k] = nil
-			}
-		}
-		meta := metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace}
-		if record, ok := s.Annotations[manifest.AnnotationProxyConfig]; ok {
-			meta.Annotations = map[string]string{manifest.AnnotationProxyConfig: record}
-		}
-		out[s.Namespace+"/Secret/"+s.Name] = corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: meta, Data: data}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list Secrets (missing-secret needs their keys): %w", err)
-	}
-	err = a.each(namespace, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		return a.client.CoreV1().ConfigMaps(namespace).List(ctx, o)
 	}, func(obj runtime.Object) error {
 		c := obj.(*corev1.ConfigMap)
@@ -266,6 +253,41 @@ func (a *auditor) sources(namespace string) (map[string]any, error) {
 		return nil, fmt.Errorf("list ConfigMaps (missing-secret needs their keys): %w", err)
 	}
 	return out, nil
+}
+
+// secret reads a Secret a Pod reads (key "namespace/Secret/name"), once per
+// audit: a get of that Secret alone, so no other Secret of the cluster crosses
+// the wire and the audit needs get on Secrets, not list. It keeps the keys (for
+// missing-secret), only the values of NO_PROXY keys, which no-proxy-gap judges
+// (the others withheld: no URL with credentials stays in memory), and its
+// record, which stale-proxy-env judges; nil when there is no such Secret.
+func (a *auditor) secret(key string) (any, error) {
+	if s, ok := a.secrets[key]; ok {
+		return s, nil
+	}
+	namespace, name, _ := strings.Cut(key, "/Secret/")
+	s, err := a.client.CoreV1().Secrets(namespace).Get(a.ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		a.secrets[key] = nil
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get Secret %s/%s (missing-secret needs its keys): %w", namespace, name, err)
+	}
+	data := map[string][]byte{}
+	for k, v := range s.Data {
+		if strings.Contains(strings.ToUpper(k), "NO_PROXY") {
+			data[k] = v
+		} else {
+			data[k] = nil
+		}
+	}
+	meta := metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace}
+	if record, ok := s.Annotations[manifest.AnnotationProxyConfig]; ok {
+		meta.Annotations = map[string]string{manifest.AnnotationProxyConfig: record}
+	}
+	a.secrets[key] = corev1.Secret{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: meta, Data: data}
+	return a.secrets[key], nil
 }
 
 // podReferences lists the Secrets and ConfigMaps a Pod's env reads, and the

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/proxykit/proxykit/cluster"
 	"github.com/proxykit/proxykit/proxytest"
@@ -144,6 +145,15 @@ func TestSecretsOwnersAndStaleness(t *testing.T) {
 	assert.Contains(t, got["team/Pod/elsewhere"], proxytest.RuleMissingSecret, "a Secret of another namespace does not count")
 	assert.Equal(t, []string{proxytest.RuleStaleProxyEnv}, got["apps/Pod/web-5d8f-a"], "the values added a network since")
 	assert.Equal(t, "Deployment/web", owners["apps/Pod/web-5d8f-a"])
+
+	// Secrets are read one by one, only those a Pod reads, each once: never listed
+	var reads []string
+	for _, action := range client.Actions() {
+		if action.GetResource().Resource == "secrets" {
+			reads = append(reads, action.GetVerb()+" "+action.GetNamespace()+"/"+action.(k8stesting.GetAction).GetName())
+		}
+	}
+	assert.ElementsMatch(t, []string{"get apps/nope", "get team/proxy"}, reads)
 
 	var out bytes.Buffer
 	WriteText(&out, r)
