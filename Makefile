@@ -24,7 +24,7 @@ DIST      := dist
 DEMO_CHART  := examples/consumer-app
 DEMO_VALUES := examples/providers/eks.yaml
 
-.PHONY: all help unit vet tools test render e2e bench demo lint yamllint debian-packages node-modules docs package publish krew helm-plugin clean
+.PHONY: all help unit vet tools test render e2e bench demo lint yamllint debian-packages node-modules docs publicsuffix package publish krew helm-plugin clean
 
 all: test
 
@@ -152,6 +152,11 @@ helm-plugin:
 	rm -rf $(DIST)/helm-plugin/proxykit && mkdir -p $(DIST)/helm-plugin/proxykit/bin
 	cp helm-plugin/plugin.yaml $(DIST)/helm-plugin/proxykit/
 	$(GO) build -o $(DIST)/helm-plugin/proxykit/bin/proxykit ./cmd/proxykit
+
+## publicsuffix: regenerate the library's table of public suffixes (library/proxykit/templates/_publicSuffix.tpl) from Debian's publicsuffix list, each rule as golang.org/x/net/publicsuffix reads it
+publicsuffix:
+	@test -f /usr/share/publicsuffix/public_suffix_list.dat || { $(APT_INSTALL) publicsuffix >/dev/null; }
+	go run ./hack/publicsuffix > library/proxykit/templates/_publicSuffix.tpl
 
 ## docs: regenerate the chart READMEs (library/proxykit and charts/*) with helm-docs
 docs: $(HELM_DOCS)

@@ -1,12 +1,15 @@
 package inject
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/proxykit/proxykit/cluster"
+	"github.com/proxykit/proxykit/noproxy"
 	"github.com/proxykit/proxykit/rules"
 )
 
@@ -73,5 +76,71 @@ func TestStreamCoversCalls(t *testing.T) {
 	require.Len(t, msgs, 1)
 	for _, want := range []string{"elasticsearch-master:9200 (ConfigMap/config key config.yaml, mounted at /etc/temporal)", "opensearch.search:9200 (ConfigMap/config key config.yaml", "schema-registry:8081 (env REGISTRY_URL)"} {
 		assert.Contains(t, msgs[0], want)
+	}
+}
+
+// publicNames calls hosts that are public suffixes, or whose namespace is a
+// top-level domain, and has a Service called app and one in a namespace called
+// io (github.io): ordinary Service and namespace names that are also public.
+const publicNames = `apiVersion: v1
+kind: Service
+metadata: {name: app, namespace: shop}
+spec: {ports: [{port: 8080}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: github, namespace: io}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: other, namespace: com}
+data: {x: "1"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  template:
+    spec:
+      containers:
+        - name: web
+          image: x
+          env:
+            - {name: REGISTRY, value: "http://io:443"}
+            - {name: VAULT_ADDR, value: "http://vault.security:8200"}
+            - {name: PAGES, value: "https://github.io"}
+            - {name: UPSTREAM, value: "https://github.com"}
+            - {name: API, value: "http://app:8080"}
+`
+
+// No public suffix reaches NO_PROXY, however the stream names it: a Service's
+// bare name, a called host, a namespace some object sits in. Each host left out
+// is named with where it was found; Go's own matcher still proxies the public
+// hosts under them.
+func TestStreamKeepsPublicSuffixesOutOfNoProxy(t *testing.T) {
+	out, result := run(t, plainValues, publicNames, Options{Namespace: "shop"})
+	m := parse(t, out, "shop")
+	noProxy := env(t, m, "Deployment/web", "web")["NO_PROXY"].Value
+	entries := strings.Split(noProxy, ",")
+	for _, entry := range entries {
+		assert.Equal(t, cluster.SuffixNone, cluster.PublicSuffix(entry), "a public suffix in NO_PROXY: %s", entry)
+	}
+	assert.Contains(t, entries, "app.shop")
+	assert.Contains(t, entries, "app.shop.svc")
+	assert.Contains(t, entries, "github.io.svc")
+	proxied := noproxy.GoProxied(noProxy)
+	for _, public := range []string{"https://myproject.web.app", "https://ghcr.io", "https://quay.io", "https://octo.github.io", "https://github.com", "https://vault.security"} {
+		u, err := url.Parse(public)
+		require.NoError(t, err)
+		assert.True(t, proxied(u), "%s goes through the proxy", public)
+	}
+	notes := strings.Join(result.Notes, "\n")
+	for _, want := range []string{
+		"Deployment/web container web calls io:443 (env REGISTRY): left out of NO_PROXY, since io is a public suffix",
+		"calls vault.security:8200 (env VAULT_ADDR): left out of NO_PROXY, since .security is a top-level domain, so vault.security may be a public host; if it is a Service, call it as vault.security.svc",
+		"calls github.com (env UPSTREAM): left out of NO_PROXY, since .com is a top-level domain",
+	} {
+		assert.Contains(t, notes, want)
 	}
 }

@@ -52,7 +52,8 @@ type Result struct {
 	Called     []string // the hosts the containers call, added to NO_PROXY: single labels and name.namespace
 	// Notes say what became of containers' own proxy settings where the
 	// cluster's were not simply added: an own value replaced (policy.overrideExisting),
-	// an own NO_PROXY kept without the cluster's entries (policy.mergeNoProxy merges them).
+	// an own NO_PROXY kept without the cluster's entries (policy.mergeNoProxy merges them);
+	// and the hosts containers call that were left out of NO_PROXY (a public suffix).
 	Notes   []string
 	Secrets []string // the proxy Secrets added, "namespace/name"
 }
@@ -194,7 +195,10 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	}
 	result.Services = services
 	view := streamView(docs, opts.Namespace)
-	if result.Called = calledHosts(view, services); len(result.Called) > 0 {
+	var calledNotes []string
+	result.Called, calledNotes = calledHosts(view, services)
+	result.Notes = append(result.Notes, calledNotes...)
+	if len(result.Called) > 0 {
 		hosts = strings.TrimPrefix(hosts+","+strings.Join(result.Called, ","), ",")
 	}
 	release := opts.Release

@@ -8,8 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/net/publicsuffix"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/proxykit/proxykit/cluster"
 )
 
 // Call is a host a container calls, as the manifests show it.
@@ -65,13 +66,20 @@ func (c Call) HTTP() bool {
 
 // InCluster tells whether only the cluster's DNS answers the host: a single
 // label (a Service called from its namespace), a name ending in .svc or the
-// cluster domain, or name.namespace: namespaces are those the caller knows of,
-// and a second label that is no public top-level domain counts as one too
-// (elasticsearch.search is not, since .search is a top-level domain).
-// Loopback and IP addresses are not: no-proxy-gap judges addresses.
-func (c Call) InCluster(domain string, namespaces ...string) bool {
+// cluster domain, or name.namespace whose second label is no public top-level
+// domain, or is one of the namespaces the caller knows the cluster creates
+// (declared: opensearch.search where the render creates namespace search; a
+// namespace some object merely names is not enough, or github.com would be a
+// call into the cluster beside an object in namespace com). A host that is
+// itself a public suffix (app, dev, github.io) never is: NO_PROXY cannot hold it
+// without sending every host under it around the proxy. Loopback and IP
+// addresses are not: no-proxy-gap judges addresses.
+func (c Call) InCluster(domain string, declared ...string) bool {
 	host := strings.TrimSuffix(c.Host, ".")
 	if _, err := netip.ParseAddr(host); err == nil || host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return false
+	}
+	if cluster.PublicSuffix(host) != cluster.SuffixNone {
 		return false
 	}
 	domain = strings.Trim(domain, ".")
@@ -82,11 +90,7 @@ func (c Call) InCluster(domain string, namespaces ...string) bool {
 	case labels[len(labels)-1] == "svc", domain != "" && strings.HasSuffix(host, "."+domain):
 		return true
 	case len(labels) == 2:
-		if slices.Contains(namespaces, labels[1]) {
-			return true
-		}
-		_, icann := publicsuffix.PublicSuffix(host)
-		return !icann
+		return cluster.PublicSuffix(labels[1]) != cluster.SuffixICANN || slices.Contains(declared, labels[1])
 	}
 	return false
 }

@@ -160,7 +160,15 @@ func TestCallHTTPAndInCluster(t *testing.T) {
 	}{
 		{Call{Host: "elasticsearch-master", Port: "9200"}, true, true, nil},
 		{Call{Host: "postgres-postgresql", Port: "5432"}, false, true, nil},
-		{Call{Host: "pg", Port: "5432", Scheme: "http"}, true, true, nil},
+		{Call{Host: "pgsql", Port: "5432", Scheme: "http"}, true, true, nil},
+		// a Service whose name is a top-level domain: NO_PROXY cannot hold it
+		// without sending every host under it (.pg, .app) around the proxy
+		{Call{Host: "pg", Port: "5432", Scheme: "http"}, true, false, nil},
+		{Call{Host: "app", Scheme: "http"}, true, false, nil},
+		{Call{Host: "github.io", Scheme: "https"}, true, false, nil},
+		{Call{Host: "vercel.app", Scheme: "https"}, true, false, []string{"app"}},
+		// a namespace some object names is not enough: only one the render creates
+		{Call{Host: "github.com", Scheme: "https"}, true, false, nil},
 		{Call{Host: "kubernetes.default", Scheme: "https"}, true, true, nil},
 		{Call{Host: "es.search"}, true, true, []string{"search"}},
 		{Call{Host: "es.search"}, true, false, nil}, // .search is a top-level domain

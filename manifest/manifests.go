@@ -205,21 +205,14 @@ func (m *Manifests) NamespaceOf(o Object) string {
 	return m.Namespace
 }
 
-// Namespaces lists the namespaces the manifests know: the release namespace, the
-// objects' own, and those a Namespace object creates; each once, in that order.
-// A call to name.namespace is into the cluster when namespace is one of them.
-func (m *Manifests) Namespaces() []string {
+// CreatedNamespaces lists the namespaces the manifests' Namespace objects
+// create: a call to name.namespace is into the cluster for these even when the
+// namespace is also a top-level domain (Call.InCluster).
+func (m *Manifests) CreatedNamespaces() []string {
 	var out []string
-	add := func(ns string) {
-		if ns != "" && !slices.Contains(out, ns) {
-			out = append(out, ns)
-		}
-	}
-	add(m.Namespace)
 	for _, o := range m.Objects {
-		add(m.NamespaceOf(o))
-		if o.Kind == "Namespace" {
-			add(o.Name)
+		if o.Kind == "Namespace" && o.Name != "" && !slices.Contains(out, o.Name) {
+			out = append(out, o.Name)
 		}
 	}
 	return out

@@ -135,13 +135,13 @@ type shared struct {
 	services  []service
 	decisions serviceJudge
 	refused   map[string]string // the environment's key -> no-proxy-refused's message
-	// namespaces are those of the render's objects: name.namespace is a call
-	// into the cluster when namespace is one of them
+	// namespaces are those the render creates: name.namespace is a call into
+	// the cluster for them even when the namespace is a top-level domain too
 	namespaces []string
 }
 
 func newShared(m *manifest.Manifests, c cluster.Facts) *shared {
-	return &shared{targets: c.Targets(), gaps: map[string][]string{}, wide: map[string]string{}, services: services(m, c), decisions: serviceJudge{}, refused: map[string]string{}, namespaces: m.Namespaces()}
+	return &shared{targets: c.Targets(), gaps: map[string][]string{}, wide: map[string]string{}, services: services(m, c), decisions: serviceJudge{}, refused: map[string]string{}, namespaces: m.CreatedNamespaces()}
 }
 
 // once returns judge() for key, judged once per Check.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/proxykit/proxykit/cluster"
 	"github.com/proxykit/proxykit/noproxy"
 )
 
@@ -27,7 +28,8 @@ func inClusterCallProxied(c *Context) string {
 	var proxied []string
 	more := 0
 	for _, call := range c.calls() {
-		if !call.HTTP() || !call.InCluster(c.Cluster.Domain, c.shared.namespaces...) || c.isServiceForm(call.Host) || isProxyHost(vars, call.Host) {
+		suffix := bareSuffix(call.Host)
+		if !call.HTTP() || !call.InCluster(c.Cluster.Domain, c.shared.namespaces...) && suffix == "" || c.isServiceForm(call.Host) || isProxyHost(vars, call.Host) {
 			continue
 		}
 		clients := c.shared.decisions.proxiedBy(vars, key, call.Target(), netip.Addr{})
@@ -42,7 +44,7 @@ func inClusterCallProxied(c *Context) string {
 		if len(clients) < len(noproxy.Clients) {
 			who = strings.Join(clients, ", ")
 		}
-		proxied = append(proxied, fmt.Sprintf("%s (%s): %s", call.HostPort(), call.Where, who))
+		proxied = append(proxied, fmt.Sprintf("%s (%s): %s%s", call.HostPort(), call.Where, who, suffix))
 	}
 	if len(proxied) == 0 {
 		return ""
@@ -77,4 +79,16 @@ func (c *Context) isServiceForm(host string) bool {
 		}
 	}
 	return false
+}
+
+// bareSuffix is what a message says of a single-label host that is a top-level
+// domain (a Service called app, dev or shop): only the cluster's DNS answers it,
+// yet NO_PROXY cannot hold it without sending every host under it around the
+// proxy, so the call must name the Service otherwise. "" for any other host.
+func bareSuffix(host string) string {
+	host = strings.TrimSuffix(host, ".")
+	if strings.Contains(host, ".") || cluster.PublicSuffix(host) != cluster.SuffixICANN {
+		return ""
+	}
+	return fmt.Sprintf(", and %s is a public suffix, which NO_PROXY cannot hold without sending every host under .%s around the proxy: call it as %s.<namespace>.svc", host, host, host)
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/proxykit/proxykit/cluster"
 	"github.com/proxykit/proxykit/noproxy"
 )
 
@@ -27,11 +28,14 @@ func proxyBypassedForPublicHosts(c *Context) string {
 	return fmt.Sprintf("NO_PROXY bypasses the proxy for %s, so public traffic goes direct%s; remove that entry from NO_PROXY", wide, c.Where)
 }
 
-// bypassesPublicHosts names the first public host NO_PROXY sends around the proxy.
+// bypassesPublicHosts names what NO_PROXY sends around the proxy that is
+// public: the first entry cluster.Public judges so ("*", a public suffix such
+// as .io or co.uk, a network such as 128.0.0.0/1), else the first sample
+// public host Go's own matcher sends direct.
 func bypassesPublicHosts(noProxy string) string {
 	for _, entry := range strings.Split(noProxy, ",") {
-		if strings.TrimSpace(entry) == "*" {
-			return "every host (*)"
+		if why, public := cluster.Public(entry); public {
+			return why
 		}
 	}
 	hosts := strings.Split(publicHostsAreNotCovered, ",")

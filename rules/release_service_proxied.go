@@ -126,7 +126,11 @@ func callHosts(services []service, calls []manifest.Call, ns, domain string) []c
 	var out []callHost
 	for _, s := range services {
 		for _, f := range s.forms(ns) {
-			out = append(out, callHost{service: s, host: f})
+			// a form that is a public suffix (a Service called app) is no entry NO_PROXY
+			// can hold, so the library leaves it out: judged only where a call uses it
+			if cluster.PublicSuffix(f) == cluster.SuffixNone {
+				out = append(out, callHost{service: s, host: f})
+			}
 		}
 	}
 	for _, call := range calls {
@@ -226,6 +230,9 @@ func (j serviceJudge) releaseServiceFinding(env map[string]string, envKey string
 			what := h.host
 			if h.why != "" {
 				what += " (" + h.why + ")"
+			}
+			if host, _, _ := strings.Cut(h.host, ":"); cluster.PublicSuffix(host) != cluster.SuffixNone && s.namespace != "" {
+				what += fmt.Sprintf(" (a public suffix, which NO_PROXY cannot hold without sending every host under it around the proxy: call it as %s.%s.svc)", s.name, s.namespace)
 			}
 			if _, seen := hostsBy[clients]; !seen {
 				groups = append(groups, clients)

@@ -126,3 +126,31 @@ func TestReleaseServiceProxiedAcrossNamespaces(t *testing.T) {
 	require.Len(t, findings, 1)
 	assert.Contains(t, findings[0].Message, "Service api (api.shop: go, curl, wget, python-requests, python-urllib, python-httpx, deno, bun, php-guzzle, dotnet, grpc-core, grpc-go)")
 }
+
+// A Service called app, whose bare name is a top-level domain, is covered by its
+// other forms (the library leaves app out of NO_PROXY); a container is named
+// only when it calls the bare name, with how to call it instead.
+func TestServiceNamedLikeAPublicSuffix(t *testing.T) {
+	svc := "apiVersion: v1\nkind: Service\nmetadata: {name: app, namespace: shop}\nspec:\n  ports: [{port: 8080}]\n"
+	render := func(extraEnv string) string {
+		env := plainEnv("http://proxy:3128", goodNoProxy+",app.shop,app.shop.svc") + extraEnv
+		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n  containers:\n    - name: c\n      image: x\n      env:\n" + indent(env, "        ") + "---\n" + svc
+	}
+	m, err := manifest.Parse(render(""))
+	require.NoError(t, err)
+	assert.Empty(t, Check(m, WithCluster(testCluster)), "the forms NO_PROXY can hold are there")
+
+	m, err = manifest.Parse(render("\n- {name: API, value: \"http://app:8080/v1\"}\n- {name: OTHER, value: \"http://dev:9000\"}"))
+	require.NoError(t, err)
+	findings := Check(m, WithCluster(testCluster))
+	require.Equal(t, []string{RuleInClusterCallProxied, RuleReleaseServiceProxied}, rules(findings), "%v", findings)
+	for _, f := range findings {
+		switch f.Rule {
+		case RuleReleaseServiceProxied:
+			assert.Contains(t, f.Message, "app:8080 (env API) (a public suffix, which NO_PROXY cannot hold without sending every host under it around the proxy: call it as app.shop.svc)")
+		case RuleInClusterCallProxied:
+			assert.Contains(t, f.Message, "dev:9000 (env OTHER)")
+			assert.Contains(t, f.Message, "dev is a public suffix, which NO_PROXY cannot hold without sending every host under .dev around the proxy: call it as dev.<namespace>.svc")
+		}
+	}
+}

@@ -100,8 +100,11 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
 {{- /* installation-wide entries by position, kept in a dict: appending to a list
        copies it, which grew the cost with the square of the entries */ -}}
 {{- $extra := dict -}}
-{{- range $i, $entry := include "proxykit.validate.list" (dict "value" .entries "key" .entriesKey) | fromJsonArray -}}
-  {{- $_ := set $extra (printf "%09d" $i) (include "proxykit.noProxy.entry" (dict "value" $entry "key" $.entriesKey) | fromJsonArray) -}}
+{{- $given := include "proxykit.validate.list" (dict "value" .entries "key" .entriesKey) | fromJsonArray -}}
+{{- $suffixes := dict -}}
+{{- if $given }}{{ $suffixes = include "proxykit.noProxy.publicSuffixes" dict | fromJson }}{{ end -}}
+{{- range $i, $entry := $given -}}
+  {{- $_ := set $extra (printf "%09d" $i) (include "proxykit.noProxy.entry" (dict "value" $entry "key" $.entriesKey "suffixes" $suffixes) | fromJsonArray) -}}
   {{- if contains "/" $entry }}{{ $networks = true }}{{ $services = true }}{{ end -}}
 {{- end -}}
 {{- $noProxy := include "proxykit.noProxy.join" (dict "entries" $entries "extra" $extra) -}}
@@ -156,6 +159,7 @@ Output: the NO_PROXY string, written out as it goes (linear in the entries). The
 {{/*
 proxykit.noProxy.entry — one installation-wide NO_PROXY entry, checked and written portably.
 Input:  dict "value" <string, trimmed, no whitespace> "key" <values key named in the message>
+        ["suffixes" <proxykit.noProxy.publicSuffixes, read with fromJson once by a caller that checks many entries>]
 Output: JSON list of the entries to add:
   10.0.0.0/8, fd00::/8            a CIDR, masked and in canonical form (10.0.0.1/8 is 10.0.0.0/8)
   .example.com                    also for "*.example.com" (".example.com" means the same to Go, curl, wget and Python)
@@ -164,7 +168,11 @@ Output: JSON list of the entries to add:
                                   (fd00:0::0001 is fd00::1; ::ffff:10.0.0.1 is 10.0.0.1)
   [fd00::1]:5000                  as written
 Fails on "*" (it would bypass the proxy for every host), on a wildcard anywhere
-but a leading "*.", and on anything that is not a host name, domain, IP address or CIDR.
+but a leading "*.", on anything that is not a host name, domain, IP address or CIDR,
+and on what sends public hosts around the proxy: a public suffix of the ICANN section
+(com, .io, app, co.uk:443) and a CIDR wider than one holder's block that holds public
+addresses (128.0.0.0/1, 2000::/3). A provider's suffix (github.io, googleapis.com,
+s3.us-east-1.amazonaws.com) is kept: operators bypass their cloud's endpoints on purpose.
 */}}
 {{- define "proxykit.noProxy.entry" -}}
 {{- $entry := .value -}}
@@ -183,6 +191,9 @@ but a leading "*.", and on anything that is not a host name, domain, IP address 
 {{- if contains "/" $entry -}}
   {{- include "proxykit.validate.cidr" (dict "value" $entry "key" $key) -}}
   {{- $out = list (include "proxykit.validate.canonicalCIDR" $entry) -}}
+  {{- if include "proxykit.noProxy.widePublic" (first $out) -}}
+    {{- fail (printf "proxykit: %s: %q holds public addresses of many holders (wider than an IPv4 /8 or an IPv6 /32): NO_PROXY would send them all around the proxy; name your own networks instead" $key (first $out)) -}}
+  {{- end -}}
 {{- else if hasPrefix "[" $entry -}}
   {{- $host := regexReplaceAll "^\\[([^\\]]*)\\](:[0-9]+)?$" $entry "${1}" -}}
   {{- if or (eq $host $entry) (ne (include "proxykit.validate.ipVersion" $host) "6") -}}
@@ -206,6 +217,9 @@ but a leading "*.", and on anything that is not a host name, domain, IP address 
     {{- $invalid = true -}}
   {{- else if eq (len $parts) 2 -}}
     {{- include "proxykit.validate.port" (dict "value" (last $parts) "key" (printf "%s: %s" $key (include "proxykit.validate.redact" $entry))) -}}
+  {{- end -}}
+  {{- if and (not $invalid) (eq $kind "name") (eq (include "proxykit.noProxy.publicSuffix" (dict "name" $host "suffixes" .suffixes)) "icann") -}}
+    {{- fail (printf "proxykit: %s: %q is a public suffix: every host under %s belongs to someone else, and NO_PROXY would send them all around the proxy; name your own domains instead (.corp.example)" $key (include "proxykit.validate.redact" $entry) (trimAll "." $host)) -}}
   {{- end -}}
 {{- end -}}
 {{- if $invalid -}}
@@ -265,5 +279,56 @@ Output: first-last (10.96.0.0-10.111.255.255); nothing for an IPv6 CIDR or anyth
     {{- $to = append $to (add $start (sub $size 1)) -}}
   {{- end -}}
   {{- printf "%s-%s" (join "." $from) (join "." $to) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+proxykit.noProxy.publicSuffix — whether a host name is itself a public suffix.
+Input:  dict "name" <host name; case, a leading and a trailing "." ignored>
+        ["suffixes" (include "proxykit.noProxy.publicSuffixes" dict | fromJson)]
+        Pass "suffixes" when asking for many names: the table is read once.
+        Or dict "names" (list NAME ...): every verdict of one reading of the table.
+Output: "icann" (com, .io, co.uk, ck, foo.ck), "private" (github.io, vercel.app) or nothing;
+        for "names", a JSON object of the names that are one, each with its verdict.
+        The same verdict as Go's cluster.PublicSuffix, for the names the table holds.
+*/}}
+{{- define "proxykit.noProxy.publicSuffix" -}}
+{{- $table := .suffixes -}}
+{{- if not $table }}{{ $table = include "proxykit.noProxy.publicSuffixes" dict | fromJson }}{{ end -}}
+{{- if hasKey . "names" -}}
+  {{- $out := dict -}}
+  {{- range $name := .names -}}
+    {{- $verdict := include "proxykit.noProxy.publicSuffix" (dict "name" $name "suffixes" $table) -}}
+    {{- if $verdict }}{{ $_ := set $out $name $verdict }}{{ end -}}
+  {{- end -}}
+  {{- toJson $out -}}
+{{- else -}}
+  {{- $name := lower (trimAll "." .name) -}}
+  {{- $section := index $table $name -}}
+  {{- $parent := regexReplaceAll "^[^.]*[.]?" $name "" -}}
+  {{- if and (not $section) $parent (not (hasKey $table (printf "!%s" $name))) -}}
+    {{- $section = index $table (printf "*.%s" $parent) -}}
+  {{- end -}}
+  {{- if eq $section "i" }}icann{{ else if eq $section "p" }}private{{ end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+proxykit.noProxy.widePublic — whether a CIDR (canonical) is wider than any one holder's
+block and holds public addresses: IPv4 wider than /8, IPv6 wider than /32 outside
+fc00::/7 (unique local) and fe80::/10 (link-local). The same verdict as Go's cluster.Public.
+Input:  a canonical CIDR string.
+Output: "true" or nothing.
+*/}}
+{{- define "proxykit.noProxy.widePublic" -}}
+{{- $parts := splitList "/" . -}}
+{{- $bits := atoi (last $parts) -}}
+{{- if eq (include "proxykit.validate.ipVersion" (first $parts)) "4" -}}
+  {{- if lt $bits 8 }}true{{ end -}}
+{{- else if lt $bits 32 -}}
+  {{- $first := lower (first (splitList ":" (first $parts))) -}}
+  {{- $ula := and (ge $bits 7) (regexMatch "^f[cd][0-9a-f]{2}$" $first) -}}
+  {{- $linkLocal := and (ge $bits 10) (regexMatch "^fe[89ab][0-9a-f]$" $first) -}}
+  {{- if not (or $ula $linkLocal) }}true{{ end -}}
 {{- end -}}
 {{- end -}}

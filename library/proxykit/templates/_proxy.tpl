@@ -45,21 +45,16 @@ Output: e.g. "localhost,127.0.0.1,::1,[::1],cluster.local,cluster.local.,svc,10.
   {{- $key = .extraKey | default "proxykit.proxy.noProxy \"noProxy\"" -}}
 {{- end -}}
 {{- if and $noProxy $extra -}}
-  {{- /* the call's entries go before the bracketed ones, as proxykit.noProxy.join
-         orders them: the fabric8 client must match the release's Services first */ -}}
-  {{- $entries := list -}}
-  {{- $bracketed := list -}}
-  {{- range $entry := splitList "," $noProxy -}}
-    {{- if hasPrefix "[" $entry }}{{ $bracketed = append $bracketed $entry }}{{ else }}{{ $entries = append $entries $entry }}{{ end -}}
+  {{- /* through proxykit.noProxy.join: each entry once (a dict of those seen; a
+         search of the list for each entry grew with the square of the entries), the
+         call's entries before the bracketed ones, so that the fabric8 client matches
+         the release's Services first */ -}}
+  {{- $suffixes := include "proxykit.noProxy.publicSuffixes" dict | fromJson -}}
+  {{- $more := dict -}}
+  {{- range $i, $extra := include "proxykit.validate.list" (dict "value" $extra "key" $key) | fromJsonArray -}}
+    {{- $_ := set $more (printf "%09d" $i) (include "proxykit.noProxy.entry" (dict "value" $extra "key" $key "suffixes" $suffixes) | fromJsonArray) -}}
   {{- end -}}
-  {{- range $extra := include "proxykit.validate.list" (dict "value" $extra "key" $key) | fromJsonArray -}}
-    {{- range $entry := include "proxykit.noProxy.entry" (dict "value" $extra "key" $key) | fromJsonArray -}}
-      {{- if hasPrefix "[" $entry -}}
-        {{- if not (has $entry $bracketed) }}{{ $bracketed = append $bracketed $entry }}{{ end -}}
-      {{- else if not (has $entry $entries) }}{{ $entries = append $entries $entry }}{{ end -}}
-    {{- end -}}
-  {{- end -}}
-  {{- $noProxy = join "," (concat $entries $bracketed) -}}
+  {{- $noProxy = include "proxykit.noProxy.join" (dict "entries" (splitList "," $noProxy) "extra" $more) -}}
 {{- end -}}
 {{- $noProxy -}}
 {{- end -}}
@@ -169,7 +164,9 @@ Input:  dict "context" $ "services" (list NAME ...) ["namespace" NS]
         namespace defaults to the release namespace.
 Output: comma-separated, for each Service: name,name.namespace,name.namespace.svc, the
         forms a Pod's DNS search path resolves (name.namespace.svc.<domain> is already
-        covered by the cluster domain). No client resolves a name to match a CIDR, so
+        covered by the cluster domain). A form that is a public suffix is left out (a
+        Service called app: app would send every host under .app around the proxy; Pods
+        call it app.<namespace>.svc, and proxykit check names a container that does not). No client resolves a name to match a CIDR, so
         the service network in NO_PROXY does not cover them. Pass it to
         proxykit.generateEnv or proxykit.proxy.env as "noProxy".
 Usage:  {{ "{{-" }} include "proxykit.generateEnv" (dict "context" $ "env" (list .Values.env)
@@ -183,10 +180,18 @@ Usage:  {{ "{{-" }} include "proxykit.generateEnv" (dict "context" $ "env" (list
   {{- fail (printf "proxykit.proxy.serviceHosts: \"namespace\" %q is not a namespace name (a DNS label: lower case letters, digits and -, at most 63)" (include "proxykit.validate.redact" (toString $ns))) -}}
 {{- end -}}
 {{- $first := true -}}
+{{- $suffixes := include "proxykit.noProxy.publicSuffixes" dict | fromJson -}}
 {{- range $name := include "proxykit.validate.list" (dict "value" .services "key" $key) | fromJsonArray -}}
   {{- if not (and (le (len $name) 63) (regexMatch "^[a-z]([-a-z0-9]*[a-z0-9])?$" $name)) -}}
     {{- fail (printf "proxykit: %s: %q is not a Service name (a DNS label that starts with a letter: lower case letters, digits and -, at most 63)" $key (include "proxykit.validate.redact" $name)) -}}
   {{- end -}}
-  {{- if not $first }},{{ end }}{{ $name }},{{ $name }}.{{ $ns }},{{ $name }}.{{ $ns }}.svc{{ $first = false -}}
+  {{- range $form := list $name (printf "%s.%s" $name $ns) (printf "%s.%s.svc" $name $ns) -}}
+    {{- /* a form that is a public suffix (a Service called app, dev or shop; github
+           in namespace io) would send every host under it around the proxy: it is
+           left out, and proxykit check names a container that calls it so */ -}}
+    {{- if not (include "proxykit.noProxy.publicSuffix" (dict "name" $form "suffixes" $suffixes)) -}}
+      {{- if not $first }},{{ end }}{{ $form }}{{ $first = false -}}
+    {{- end -}}
+  {{- end -}}
 {{- end -}}
 {{- end -}}
