@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/proxykit/proxykit/cluster"
 	"github.com/proxykit/proxykit/manifest"
 )
 
@@ -104,20 +105,28 @@ func ownSettings(c map[string]any, view *manifest.Manifests, namespace string, n
 // unionNoProxy merges an own NO_PROXY into the cluster's: the cluster's
 // entries, then the own entries it lacks, in their order. Plain set union, the
 // same the policies' engines compute at admission; the cluster's value is the
-// library's. Without the cluster's value (it lives in proxy.existingSecret) the
-// own value stays.
-func unionNoProxy(cluster, own string) string {
-	if cluster == "" {
-		return own
+// library's. An own entry that sends public hosts around the proxy (*, .com,
+// 0.0.0.0/0: cluster.Public) is dropped, and returned: the merge must not carry
+// what the library refuses from values. Without the cluster's value (it lives
+// in proxy.existingSecret) the own value stays as it is.
+func unionNoProxy(clusterValue, own string) (string, []string) {
+	if clusterValue == "" {
+		return own, nil
 	}
-	have := strings.Split(cluster, ",")
-	out := cluster
+	have := strings.Split(clusterValue, ",")
+	out := clusterValue
+	var dropped []string
 	for _, e := range strings.Split(own, ",") {
-		if e = strings.TrimSpace(e); e != "" && !slices.Contains(have, e) {
+		e = strings.TrimSpace(e)
+		switch _, public := cluster.Public(e); {
+		case e == "" || slices.Contains(have, e):
+		case public:
+			dropped = append(dropped, e)
+		default:
 			out += "," + e
 		}
 	}
-	return out
+	return out, dropped
 }
 
 // nonProxyHostsPrefix starts the JVM's flag for the hosts it reaches directly.
@@ -138,27 +147,64 @@ func javaHosts(value string) (string, bool) {
 // javaMergeSuffix is what policy.mergeNoProxy appends to an own JAVA_TOOL_OPTIONS
 // after the proxy's flags: a last -Dhttp.nonProxyHosts with the own patterns and
 // then the proxy's it lacks (the JVM keeps the last of two -D flags); "" when the
-// own value sets no such flag or lacks none. The engines append the same.
-func javaMergeSuffix(own, proxyFlags string) string {
+// own value sets no such flag, or lacks none and holds no wide pattern. An own
+// pattern that sends public hosts direct (*, *.com, 1*: javaWide) is left out
+// of it, and returned. The engines append the same.
+func javaMergeSuffix(own, proxyFlags string) (string, []string) {
 	theirs, ok := javaHosts(own)
 	ours, _ := javaHosts(proxyFlags)
 	if !ok || ours == "" {
-		return ""
+		return "", nil
 	}
-	have := strings.Split(theirs, "|")
+	var have, dropped []string
+	for _, p := range strings.Split(theirs, "|") {
+		if javaWide(p) {
+			dropped = append(dropped, p)
+		} else if p != "" {
+			have = append(have, p)
+		}
+	}
 	var extra []string
 	for _, p := range strings.Split(ours, "|") {
 		if p != "" && !slices.Contains(have, p) {
 			extra = append(extra, p)
 		}
 	}
-	if len(extra) == 0 {
-		return ""
+	if len(extra) == 0 && len(dropped) == 0 {
+		return "", nil
 	}
-	return " " + nonProxyHostsPrefix + theirs + "|" + strings.Join(extra, "|")
+	return " " + nonProxyHostsPrefix + strings.Join(append(have, extra...), "|"), dropped
+}
+
+// javaWide tells a -Dhttp.nonProxyHosts pattern that matches public hosts: "*",
+// "*" before a public suffix or nothing (*.com, *com), or a prefix that ends
+// inside a label before its "*" (1*, a*: every address from 1 and 100 to 199,
+// every name that starts with a). 10.* and *.corp.example are one holder's.
+func javaWide(p string) bool {
+	p = strings.TrimSpace(p)
+	if rest, ok := strings.CutPrefix(p, "*"); ok {
+		return strings.Trim(rest, ".") == "" || cluster.PublicSuffix(rest) == cluster.SuffixICANN
+	}
+	if prefix, ok := strings.CutSuffix(p, "*"); ok {
+		return !strings.HasSuffix(prefix, ".")
+	}
+	return false
 }
 
 // ownNote is what inject reports of a container's own settings.
 func ownNote(where, name string, o own, what string) string {
 	return fmt.Sprintf("%s: its own %s%s %s", where, name, o.where(), what)
+}
+
+// droppedNote says which own entries (or -Dhttp.nonProxyHosts patterns) a
+// merge left out, because they send public hosts around the proxy; nothing
+// when none.
+func droppedNote(where, name string, o own, one, many string, dropped []string) []string {
+	if len(dropped) == 0 {
+		return nil
+	}
+	if len(dropped) > 1 {
+		one = many
+	}
+	return []string{ownNote(where, name, o, fmt.Sprintf("merged without %s %s, which would send public hosts around the proxy (the library refuses the same from proxy.noProxy)", one, strings.Join(dropped, ", ")))}
 }

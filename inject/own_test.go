@@ -117,8 +117,56 @@ func TestJavaMergeSuffix(t *testing.T) {
 		`-Dhttp.nonProxyHosts="*.internal|localhost"`:          " -Dhttp.nonProxyHosts=*.internal|localhost|*.svc",
 		"-Dhttp.nonProxyHosts=a -Dhttp.nonProxyHosts=b -Xss1m": " -Dhttp.nonProxyHosts=b|localhost|*.svc",
 		"-Dhttp.nonProxyHosts=localhost|*.svc|x":               "",
+		// wide patterns are left out, even when nothing else is missing
+		"-Dhttp.nonProxyHosts=localhost|*.svc|*":        " -Dhttp.nonProxyHosts=localhost|*.svc",
+		"-Dhttp.nonProxyHosts=*.com|10.*|1*|*.internal": " -Dhttp.nonProxyHosts=10.*|*.internal|localhost|*.svc",
 	} {
-		assert.Equal(t, want, javaMergeSuffix(own, flags), own)
+		got, _ := javaMergeSuffix(own, flags)
+		assert.Equal(t, want, got, own)
+	}
+	_, wide := javaMergeSuffix("-Dhttp.nonProxyHosts=*.com|10.*|1*|*|*.co.uk|*.corp.example", flags)
+	assert.Equal(t, []string{"*.com", "1*", "*", "*.co.uk"}, wide)
+}
+
+// policy.mergeNoProxy never carries an own entry that sends public hosts around
+// the proxy: each is dropped with a note naming the container and the entry,
+// in NO_PROXY, its twin and the JVM's flags; Go's matcher and the JVM's then
+// proxy a public host.
+func TestStreamMergeDropsWideEntries(t *testing.T) {
+	stream := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: wide, namespace: shop}
+spec:
+  template:
+    spec:
+      containers:
+        - name: app
+          image: x
+          env:
+            - {name: NO_PROXY, value: "localhost,*,.com,0.0.0.0/0,::/0,.corp.example"}
+            - {name: no_proxy, value: "*"}
+            - {name: JAVA_TOOL_OPTIONS, value: "-Dhttp.nonProxyHosts=*|*.corp.example"}
+`
+	values := strings.Replace(plainValues, "proxy: {", "proxy: {runtimes: [java], ", 1) + "policy: {mergeNoProxy: true}\n"
+	out, result := run(t, values, stream, Options{Namespace: "shop"})
+	m := parse(t, out, "shop")
+	got := env(t, m, "Deployment/wide", "app")
+	assert.Contains(t, strings.Split(got["NO_PROXY"].Value, ","), ".corp.example")
+	for _, name := range []string{"NO_PROXY", "no_proxy"} {
+		entries := strings.Split(got[name].Value, ",")
+		for _, wide := range []string{"*", ".com", "0.0.0.0/0", "::/0"} {
+			assert.NotContains(t, entries, wide, name)
+		}
+	}
+	java := got["JAVA_TOOL_OPTIONS"].Value
+	last := java[strings.LastIndex(java, "-Dhttp.nonProxyHosts="):]
+	assert.NotContains(t, strings.Split(strings.TrimPrefix(last, "-Dhttp.nonProxyHosts="), "|"), "*", java)
+	notes := strings.Join(result.Notes, "\n")
+	assert.Contains(t, notes, "Deployment/wide container app: its own NO_PROXY merged without entries *, .com, 0.0.0.0/0, ::/0, which would send public hosts around the proxy")
+	assert.Contains(t, notes, "Deployment/wide container app: its own no_proxy merged without entry *")
+	assert.Contains(t, notes, "Deployment/wide container app: its own JAVA_TOOL_OPTIONS merged without -Dhttp.nonProxyHosts pattern *")
+	for _, f := range proxytest.Check(m, proxytest.WithCluster(testFacts)) {
+		assert.NotEqual(t, proxytest.RuleProxyBypassedForPublicHosts, f.Rule, "%s", f)
 	}
 }
 

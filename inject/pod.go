@@ -130,7 +130,8 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 		case has && mine.ref():
 			// kept as it is: a merge cannot drop an own valueFrom
 		case has && name == "JAVA_TOOL_OPTIONS" && inj.javaOptions != "":
-			value, suffix := mine.value, javaMergeSuffix(mine.value, inj.javaOptions)
+			suffix, wide := javaMergeSuffix(mine.value, inj.javaOptions)
+			value := mine.value
 			if mine.secret() {
 				// the kubelet expands $(JAVA_TOOL_OPTIONS) to the envFrom Secret's
 				// value: the flags are joined without the Secret's text in the Pod
@@ -144,6 +145,7 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 				value = joined
 				if o.merge && !o.override {
 					value += suffix
+					notes = append(notes, droppedNote(o.where, name, mine, "-Dhttp.nonProxyHosts pattern", "-Dhttp.nonProxyHosts patterns", wide)...)
 				} else if suffix != "" && !o.override {
 					notes = append(notes, ownNote(o.where, name, mine, "keeps its own -Dhttp.nonProxyHosts, which the JVM reads instead of the proxy's, without the cluster's entries: policy.mergeNoProxy: true merges them"))
 				}
@@ -154,7 +156,9 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 		case has && o.override:
 			replacement := clone(entry)
 			if cluster, plain := entry["value"].(string); plain && o.merge && isNoProxy(name) && !mine.secret() {
-				replacement = map[string]any{"name": name, "value": unionNoProxy(cluster, mine.value)}
+				merged, dropped := unionNoProxy(cluster, mine.value)
+				replacement = map[string]any{"name": name, "value": merged}
+				notes = append(notes, droppedNote(o.where, name, mine, "entry", "entries", dropped)...)
 			}
 			if value, _ := replacement["value"].(string); value != mine.value {
 				notes = append(notes, ownNote(o.where, name, mine, "replaced (policy.overrideExisting)"))
@@ -162,13 +166,14 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 			set(replacement)
 		case has && isNoProxy(name):
 			cluster, _ := entry["value"].(string)
-			merged := unionNoProxy(cluster, mine.value)
+			merged, dropped := unionNoProxy(cluster, mine.value)
 			switch {
-			case merged == mine.value:
+			case merged == mine.value && len(dropped) == 0:
 			case o.merge && mine.secret():
 				notes = append(notes, ownNote(o.where, name, mine, "kept without the cluster's entries: it comes from a Secret, whose value is never copied into the Pod spec; add the cluster's entries there (proxykit noproxy prints them)"))
 			case o.merge:
 				set(map[string]any{"name": name, "value": merged})
+				notes = append(notes, droppedNote(o.where, name, mine, "entry", "entries", dropped)...)
 			case !noProxyNoted:
 				noProxyNoted = true
 				notes = append(notes, ownNote(o.where, name, mine, "kept without the cluster's entries (its Services, networks, the API server): policy.mergeNoProxy: true merges them"))
@@ -181,7 +186,8 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 			switch {
 			case hasTwin && o.merge && isNoProxy(name) && !twin.ref() && !twin.secret() && plain:
 				// with override too: the twin itself is merged so
-				set(map[string]any{"name": name, "value": unionNoProxy(cluster, twin.value)})
+				merged, _ := unionNoProxy(cluster, twin.value) // what it drops, the twin's own case notes
+				set(map[string]any{"name": name, "value": merged})
 			case !hasTwin || o.override:
 				set(clone(entry))
 			default:
