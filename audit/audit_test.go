@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -284,4 +285,28 @@ func TestAuditJudgesCallsInMountedConfigMaps(t *testing.T) {
 	assert.Equal(t, proxytest.RuleInClusterCallProxied, f.Rule)
 	assert.Contains(t, f.Message, "elasticsearch-master:9200 (ConfigMap/server-config key config.yaml, mounted at /etc/temporal)")
 	assert.Contains(t, f.Message, "proxy.noProxy in the values of the policy that injected the Pod")
+}
+
+// A tenant's Pending Pod whose env expands to 100 MB ($(V) of 50 KiB, 2,000
+// times in one value, and in 2,000 values) is audited within the kernel's
+// bounds: the value past 128 KiB is never built, nor the environment past 2 MiB.
+func TestAuditBoundsExpansion(t *testing.T) {
+	env := append(proxyEnv(), corev1.EnvVar{Name: "V", Value: "http://big:8080/" + strings.Repeat("a", 50<<10)},
+		corev1.EnvVar{Name: "A", Value: strings.Repeat("$(V)", 2000)})
+	for i := range 2000 {
+		env = append(env, corev1.EnvVar{Name: fmt.Sprintf("B%d", i), Value: "$(V)"})
+	}
+	bomb := pod("bomb", "tenant", "u9", env...)
+	bomb.Status.Phase = corev1.PodPending
+	small := pod("small", "tenant", "u8", proxyEnv()...)
+	took := func(p *corev1.Pod) time.Duration {
+		began := time.Now()
+		r, err := Run(context.Background(), fake.NewSimpleClientset(p), Options{Cluster: facts})
+		require.NoError(t, err)
+		assert.Equal(t, 1, r.Pods)
+		return time.Since(began)
+	}
+	base, bombed := took(small), took(bomb)
+	t.Logf("the Pod of 2,000 expansions: %v, %.0fx a small Pod's", bombed.Round(time.Millisecond), float64(bombed)/float64(base))
+	assert.Less(t, bombed, 20*time.Second, "bounded even under the race detector")
 }

@@ -20,22 +20,30 @@ import (
 // stream does not create (vault.security, github.com), is left out, each with a note that says where
 // it was found and how to call it instead: NO_PROXY would send every host
 // under it around the proxy. A namespace the stream creates counts (Call.InCluster).
-func calledHosts(m *manifest.Manifests, services []string) (hosts, notes []string) {
-	covered := map[string]bool{} // the Services' own forms, which serviceHosts added
+func calledHosts(m *manifest.Manifests, services []string) (hosts, notes []string, err error) {
+	covered := map[string]bool{} // the Services' own forms, which serviceHosts added, and the hosts found so far
 	for _, s := range services {
 		ns, name, _ := strings.Cut(s, "/")
 		covered[name], covered[name+"."+ns] = true, true
 	}
 	declared := m.CreatedNamespaces()
 	noted := map[string]bool{}
+	length, from := 0, map[string]int{} // NO_PROXY bytes the hosts take, and how many hosts each place gave
 	for _, c := range m.Containers() {
-		for _, call := range m.Calls(c) {
+		calls, lists := m.ReadCalls(c)
+		for _, list := range lists {
+			notes = append(notes, fmt.Sprintf("%s container %s: not read for calls, so none of its hosts was added to NO_PROXY: %s (a value or file naming more than %d hosts is a list of hosts, and a container is read for %d at most)", c.Object, c.Name, list, manifest.MaxHostsPerSource, manifest.MaxCallsPerContainer))
+		}
+		for _, call := range calls {
 			host := strings.TrimSuffix(call.Host, ".")
-			if strings.Count(host, ".") > 1 || strings.HasSuffix(host, ".svc") || covered[host] || slices.Contains(hosts, host) {
+			if strings.Count(host, ".") > 1 || strings.HasSuffix(host, ".svc") || covered[host] {
 				continue
 			}
 			if call.InCluster("", declared...) {
+				covered[host] = true
 				hosts = append(hosts, host)
+				length += len(host) + 1
+				from[call.Where]++
 				continue
 			}
 			if why := publicHost(host); why != "" && call.HTTP() && !noted[host] {
@@ -44,8 +52,19 @@ func calledHosts(m *manifest.Manifests, services []string) (hosts, notes []strin
 			}
 		}
 	}
+	if length > manifest.MaxEnvString {
+		// the library would refuse the NO_PROXY anyway: say so before rendering
+		// tens of thousands of entries, naming where most of them were found
+		most := ""
+		for where, n := range from {
+			if most == "" || n > from[most] || n == from[most] && where < most {
+				most = where
+			}
+		}
+		return nil, nil, fmt.Errorf("the %d hosts the containers call would make NO_PROXY %d bytes, over the kernel's limit of %d for one environment string (MAX_ARG_STRLEN), and no container would start; %d of them are in %s: call those hosts by a name under .svc or the cluster domain (which one entry covers), or opt the Pod out (proxykit.io/inject: \"false\")", len(hosts), length, manifest.MaxEnvString, from[most], most)
+	}
 	slices.Sort(hosts)
-	return hosts, notes
+	return hosts, notes, nil
 }
 
 // publicHost says why a single-label or name.namespace host may be public: it

@@ -196,7 +196,9 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	result.Services = services
 	view := streamView(docs, opts.Namespace)
 	var calledNotes []string
-	result.Called, calledNotes = calledHosts(view, services)
+	if result.Called, calledNotes, err = calledHosts(view, services); err != nil {
+		return nil, result, err
+	}
 	result.Notes = append(result.Notes, calledNotes...)
 	if len(result.Called) > 0 {
 		hosts = strings.TrimPrefix(hosts+","+strings.Join(result.Called, ","), ",")

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"maps"
 	"net"
 	"net/netip"
@@ -144,11 +145,35 @@ var callVariables = append(slices.Clone(ProxyVariables), "JAVA_TOOL_OPTIONS", "J
 // the ConfigMaps and Secrets it mounts (YAML, JSON, INI, properties or plain
 // text: URLs, host:port, and a host key beside a port or scheme key). The proxy
 // variables themselves are not calls. Each host and port is listed once, where
-// it is first found, with its scheme when any place writes one.
+// it is first found, with its scheme when any place writes one. A value or file
+// that names more than MaxHostsPerSource hosts is a list of hosts (a block list,
+// a zone), not one program's calls: none of it is read, and ReadCalls names it.
 func (m *Manifests) Calls(ctr Container) []Call {
+	calls, _ := m.ReadCalls(ctr)
+	return calls
+}
+
+// MaxHostsPerSource bounds the hosts one value or file is read for: past it
+// the source is a list of hosts, which no NO_PROXY could hold (the kernel's
+// 128 KiB for one variable is about 12,000 short names) and whose judgment
+// would grow with hosts times NO_PROXY entries.
+const MaxHostsPerSource = 512
+
+// MaxCallsPerContainer bounds the hosts read for one container, whatever the
+// number of its sources: each is judged for every client against NO_PROXY.
+const MaxCallsPerContainer = 1024
+
+// ReadCalls is Calls, and what it left unread: each value or file naming more
+// than MaxHostsPerSource hosts ("ConfigMap/hosts key urls.txt, mounted at
+// /etc/h (60000 hosts)"), and the hosts past MaxCallsPerContainer.
+func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) {
 	resolved := m.ResolveEnv(ctr) // once, $(VAR) expanded as the kubelet does: env and args read it
 	var out []Call
 	add := func(where string, fs []found) {
+		if n := countHosts(fs); n > MaxHostsPerSource {
+			hostLists = append(hostLists, fmt.Sprintf("%s (%d hosts)", where, n))
+			return
+		}
 		for _, f := range fs {
 			out = append(out, Call{Host: f.host, Port: f.port, Scheme: f.scheme, Where: where})
 		}
@@ -210,7 +235,21 @@ func (m *Manifests) Calls(ctr Container) []Call {
 			}
 		}
 	}
-	return dedupeCalls(out)
+	calls = dedupeCalls(out)
+	if len(calls) > MaxCallsPerContainer {
+		hostLists = append(hostLists, fmt.Sprintf("%d more hosts past the first %d the container calls (from %s on)", len(calls)-MaxCallsPerContainer, MaxCallsPerContainer, calls[MaxCallsPerContainer].Where))
+		calls = calls[:MaxCallsPerContainer]
+	}
+	return calls, hostLists
+}
+
+// countHosts counts hosts once each, whatever their port or scheme.
+func countHosts(fs []found) int {
+	hosts := make(map[string]bool, len(fs))
+	for _, f := range fs {
+		hosts[f.host] = true
+	}
+	return len(hosts)
 }
 
 // source is a ConfigMap or Secret a volume projects, with the keys it picks.

@@ -12,6 +12,9 @@ import (
 // An IPv6 entry falls apart at its colons, so none ever matches.
 var rubyEntry = regexp.MustCompile(`([^:,\s]+)(?::(\d+))?`)
 
+// rubyEntries keeps each NO_PROXY's entries as rubyEntry reads them.
+var rubyEntries memo[[][]string]
+
 // rubyDecide models Net::HTTP of Ruby 3.1 (Debian 12), which asks
 // URI::Generic#find_proxy: a host that resolves to 127.x or ::1 never goes
 // through the proxy; then each entry with no port or the request's port
@@ -25,7 +28,7 @@ func rubyDecide(noProxy string, t target, addr netip.Addr) (bool, string) {
 	}
 	host := t.hostname
 	port := defaultPort(t)
-	for _, m := range rubyEntry.FindAllStringSubmatch(noProxy, -1) {
+	for _, m := range rubyEntries.get(noProxy, func() [][]string { return rubyEntry.FindAllStringSubmatch(noProxy, -1) }) {
 		entry, entryHost, entryPort := m[0], strings.ToLower(m[1]), m[2]
 		if entryPort != "" {
 			if p, err := strconv.Atoi(entryPort); err != nil || p != port {
