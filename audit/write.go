@@ -40,7 +40,8 @@ type WriteResult struct {
 // background controller keeps its own: it applies each report server-side
 // (field manager proxykit, so no last-applied annotation bounds its size) and
 // deletes the reports it wrote before (label app.kubernetes.io/managed-by:
-// proxykit) that the new set no longer holds: the reports of Pods that were
+// proxykit, and fields applied by its field manager: a user's report that
+// merely carries the label is left alone) that the new set no longer holds: the reports of Pods that were
 // fixed or deleted, and a namespace's extra reports once it needs fewer.
 // namespace is the one audited ("" for every namespace but SystemNamespaces),
 // so that an audit of one namespace leaves the others' reports alone.
@@ -81,7 +82,7 @@ func Write(ctx context.Context, client dynamic.Interface, format ReportFormat, n
 	}
 	for _, o := range old.Items {
 		key := o.GetNamespace() + "/" + o.GetName()
-		if keep[key] || (namespace == "" && slices.Contains(SystemNamespaces, o.GetNamespace())) {
+		if keep[key] || (namespace == "" && slices.Contains(SystemNamespaces, o.GetNamespace())) || !appliedByProxykit(o) {
 			continue
 		}
 		err := client.Resource(resource).Namespace(o.GetNamespace()).Delete(ctx, o.GetName(), metav1.DeleteOptions{})
@@ -91,4 +92,15 @@ func Write(ctx context.Context, client dynamic.Interface, format ReportFormat, n
 		result.Deleted = append(result.Deleted, key)
 	}
 	return result, nil
+}
+
+// appliedByProxykit tells whether Write applied the object: its managed fields
+// name the field manager proxykit, as only Write's server-side apply sets it.
+func appliedByProxykit(o unstructured.Unstructured) bool {
+	for _, f := range o.GetManagedFields() {
+		if f.Manager == FieldManager && f.Operation == metav1.ManagedFieldsOperationApply {
+			return true
+		}
+	}
+	return false
 }

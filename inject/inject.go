@@ -23,6 +23,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -131,6 +132,16 @@ func (d document) meta(key string) string {
 // hook is the object's helm.sh/hook annotation: Helm 4 post-renders hooks too.
 func (d document) hook() string { return manifest.Object{Content: d.object}.Hook() }
 
+// hookWeight is the helm.sh/hook-weight Helm orders the document's hook by (0
+// when absent or not a number, as Helm reads it).
+func (d document) hookWeight() int {
+	meta, _ := d.object["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	weight, _ := annotations["helm.sh/hook-weight"].(string)
+	n, _ := strconv.Atoi(strings.TrimSpace(weight))
+	return n
+}
+
 func (d document) namespace(release string) string {
 	if ns := d.meta("namespace"); ns != "" {
 		return ns
@@ -222,7 +233,7 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	}
 
 	var out []string
-	secretsWanted := map[string]bool{} // namespace ("" for the release's) with a Secret needed -> a Helm hook reads it
+	secretsWanted := map[string]*hookReaders{} // namespace ("" for the release's) with a Secret needed -> the Helm hooks that read it
 	for _, doc := range docs {
 		changed, n := false, 0
 		if doc.object != nil && inj.enabled {
@@ -236,7 +247,12 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 				}
 				if n > 0 && inj.secretNeeded {
 					ns := doc.namespace(opts.Namespace)
-					secretsWanted[ns] = secretsWanted[ns] || doc.hook() != ""
+					if secretsWanted[ns] == nil {
+						secretsWanted[ns] = &hookReaders{}
+					}
+					if doc.hook() != "" {
+						secretsWanted[ns].add(doc.hookWeight())
+					}
 				}
 			}
 		}

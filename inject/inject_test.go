@@ -384,6 +384,13 @@ spec:
 	assert.Equal(t, "before-hook-creation", secret.Annotation("helm.sh/hook-delete-policy"), "written afresh on each upgrade")
 	assert.NotEmpty(t, secret.Annotation(manifest.AnnotationProxyConfig), "and the record, as every proxy Secret")
 
+	// a hook weighted lower than -1000 still runs after the Secret
+	early := strings.Replace(strings.Replace(hook, `helm.sh/hook-weight: "0"`, `helm.sh/hook-weight: "-5000"`, 1), "name: migrate\n", "name: early\n", 1)
+	out, _ = once(t, creds, service+"---\n"+hook+"---\n"+early, Options{Namespace: "shop"})
+	secret = parse(t, out, "shop").FindIn("Secret", "shop-proxy-credentials", "shop")
+	require.NotNil(t, secret)
+	assert.Equal(t, "-5001", secret.Annotation("helm.sh/hook-weight"), "before the lowest hook that reads it")
+
 	out, _ = once(t, creds, service+"---\n"+workloads, Options{Namespace: "shop"})
 	secret = parse(t, out, "shop").FindIn("Secret", "shop-proxy-credentials", "shop")
 	require.NotNil(t, secret)

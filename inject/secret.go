@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -14,24 +15,41 @@ import (
 // secret is a proxy Secret the output carries.
 type secret struct{ id, text string }
 
+// hookReaders are the Helm hooks of one namespace that read its proxy Secret.
+type hookReaders struct {
+	any    bool
+	lowest int // the lowest helm.sh/hook-weight among them
+}
+
+func (h *hookReaders) add(weight int) {
+	if !h.any || weight < h.lowest {
+		h.lowest = weight
+	}
+	h.any = true
+}
+
 // hookSecret are the annotations of a proxy Secret that a Helm hook reads. Helm 4
 // post-renders hooks, and creates the release's ordinary objects only after the
 // pre-install hooks finished: a migration Job that reads the Secret would wait
-// for it forever. As a hook of its own, weighted before any chart's, the Secret
-// exists before the first hook runs, and each upgrade or rollback writes it
-// afresh (a rotated password too). Helm then leaves it in place on uninstall.
-var hookSecret = map[string]any{
-	"helm.sh/hook":               "pre-install,pre-upgrade,pre-rollback",
-	"helm.sh/hook-weight":        "-1000",
-	"helm.sh/hook-delete-policy": "before-hook-creation",
+// for it forever. As a hook of its own, weighted before every hook that reads it
+// (-1000, or lower still than the lowest of theirs: Helm runs hooks by weight),
+// the Secret exists before the first of them runs, and each upgrade or rollback
+// writes it afresh (a rotated password too). Helm then leaves it in place on
+// uninstall.
+func hookSecret(readers *hookReaders) map[string]any {
+	return map[string]any{
+		"helm.sh/hook":               "pre-install,pre-upgrade,pre-rollback",
+		"helm.sh/hook-weight":        strconv.Itoa(min(-1000, readers.lowest-1)),
+		"helm.sh/hook-delete-policy": "before-hook-creation",
+	}
 }
 
 // secrets renders the library's proxy Secret into every namespace where an
 // injected container reads it ("" is the release namespace, when unknown: Helm
 // puts an object without a namespace there), unless the stream holds it
-// already; a namespace whose Secret a Helm hook reads (wanted[ns]) gets it as a
-// hook (hookSecret).
-func (inj *injection) secrets(docs []document, wanted map[string]bool, release, namespace string) ([]secret, error) {
+// already; a namespace whose Secret a Helm hook reads (wanted[ns].any) gets it as
+// a hook (hookSecret).
+func (inj *injection) secrets(docs []document, wanted map[string]*hookReaders, release, namespace string) ([]secret, error) {
 	if len(wanted) == 0 {
 		return nil, nil
 	}
@@ -42,8 +60,8 @@ func (inj *injection) secrets(docs []document, wanted map[string]bool, release, 
 	var out []secret
 	for _, ns := range namespaces {
 		call := proxykit.Call{Helper: "proxykit.proxy.secret", Values: inj.values, Release: release, Namespace: ns}
-		if wanted[ns] {
-			call.Args = map[string]any{"annotations": hookSecret}
+		if wanted[ns].any {
+			call.Args = map[string]any{"annotations": hookSecret(wanted[ns])}
 		}
 		text, err := call.Include()
 		if err != nil {

@@ -306,6 +306,11 @@ func TestAudit(t *testing.T) {
 			require.NoError(t, err)
 			return len(p.Items), len(o.Items)
 		}
+		// a report of the user's own that carries the label is not Write's to delete
+		users := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "wgpolicyk8s.io/v1alpha2", "kind": "PolicyReport",
+			"metadata": map[string]any{"name": "users-own", "namespace": "wr", "labels": map[string]any{"app.kubernetes.io/managed-by": "proxykit"}}}}
+		_, err := policyReports.Namespace("wr").Create(ctx, users, metav1.CreateOptions{FieldManager: "kubectl-create"})
+		require.NoError(t, err)
 		appsPolicy, appsOpen := count("apps")
 		write := func() string {
 			t.Helper()
@@ -321,19 +326,19 @@ func TestAudit(t *testing.T) {
 		assert.Contains(t, out, "applied wr/proxykit-audit\n")
 		assert.Contains(t, out, "2 Pods checked, 2 findings: 2 reports applied, 0 deleted\n")
 		policy, open := count("wr")
-		assert.Equal(t, [2]int{1, 2}, [2]int{policy, open}, "a PolicyReport for the namespace, a Report per Pod")
+		assert.Equal(t, [2]int{1 + 1, 2}, [2]int{policy, open}, "a PolicyReport for the namespace (and the user's own), a Report per Pod")
 
 		require.NoError(t, cp.Client.CoreV1().Pods("wr").Delete(ctx, "y", metav1.DeleteOptions{}))
 		out = write()
 		assert.Contains(t, out, "1 Pods checked, 1 findings: 1 reports applied, 1 deleted\n", "the deleted Pod's Report goes")
 		policy, open = count("wr")
-		assert.Equal(t, [2]int{1, 1}, [2]int{policy, open})
+		assert.Equal(t, [2]int{1 + 1, 1}, [2]int{policy, open})
 
 		require.NoError(t, cp.Client.CoreV1().Pods("wr").Delete(ctx, "x", metav1.DeleteOptions{}))
 		out = write()
 		assert.Contains(t, out, "deleted wr/proxykit-audit\n")
 		policy, open = count("wr")
-		assert.Equal(t, [2]int{0, 0}, [2]int{policy, open}, "no finding, no report")
+		assert.Equal(t, [2]int{1, 0}, [2]int{policy, open}, "no finding, no report of proxykit's: the user's own stays")
 		policy, open = count("apps")
 		assert.Equal(t, [2]int{appsPolicy, appsOpen}, [2]int{policy, open}, "-n wr leaves the other namespaces' reports alone")
 
