@@ -107,7 +107,7 @@ func ownSettings(c map[string]any, view *manifest.Manifests, namespace string, n
 // same the policies' engines compute at admission; the cluster's value is the
 // library's. An own entry that sends public hosts around the proxy (*, .com,
 // 0.0.0.0/0: cluster.Public) is dropped, and returned: the merge must not carry
-// what the library refuses from values. Without the cluster's value (it lives
+// what the library refuses from values; so is a URL with user-info. Without the cluster's value (it lives
 // in proxy.existingSecret) the own value stays as it is.
 func unionNoProxy(clusterValue, own string) (string, []string) {
 	if clusterValue == "" {
@@ -120,6 +120,10 @@ func unionNoProxy(clusterValue, own string) (string, []string) {
 		e = strings.TrimSpace(e)
 		switch _, public := cluster.Public(e); {
 		case e == "" || slices.Contains(have, e):
+		case manifest.HasUserInfo(e):
+			// a proxy URL pasted into the list: no entry, and its password is not
+			// copied into another variable, nor named in the note
+			dropped = append(dropped, withUserInfo)
 		case public:
 			dropped = append(dropped, e)
 		default:
@@ -196,6 +200,9 @@ func ownNote(where, name string, o own, what string) string {
 	return fmt.Sprintf("%s: its own %s%s %s", where, name, o.where(), what)
 }
 
+// withUserInfo stands in a note for an entry that holds a password.
+const withUserInfo = "a URL with user-info (not shown)"
+
 // droppedNote says which own entries (or -Dhttp.nonProxyHosts patterns) a
 // merge left out, because they send public hosts around the proxy; nothing
 // when none.
@@ -206,5 +213,9 @@ func droppedNote(where, name string, o own, one, many string, dropped []string) 
 	if len(dropped) > 1 {
 		one = many
 	}
-	return []string{ownNote(where, name, o, fmt.Sprintf("merged without %s %s, which would send public hosts around the proxy (the library refuses the same from proxy.noProxy)", one, strings.Join(dropped, ", ")))}
+	why := "which would send public hosts around the proxy (the library refuses the same from proxy.noProxy)"
+	if slices.Contains(dropped, withUserInfo) {
+		why = "which would send public hosts around the proxy or copy a password (the library refuses both from proxy.noProxy)"
+	}
+	return []string{ownNote(where, name, o, fmt.Sprintf("merged without %s %s, %s", one, strings.Join(dropped, ", "), why))}
 }
