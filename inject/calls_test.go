@@ -2,6 +2,8 @@ package inject
 
 import (
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -79,47 +81,15 @@ func TestStreamCoversCalls(t *testing.T) {
 	}
 }
 
-// publicNames calls hosts that are public suffixes, or whose namespace is a
-// top-level domain, and has a Service called app and one in a namespace called
-// io (github.io): ordinary Service and namespace names that are also public.
-const publicNames = `apiVersion: v1
-kind: Service
-metadata: {name: app, namespace: shop}
-spec: {ports: [{port: 8080}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: github, namespace: io}
-spec: {ports: [{port: 80}]}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: other, namespace: com}
-data: {x: "1"}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop}
-spec:
-  template:
-    spec:
-      containers:
-        - name: web
-          image: x
-          env:
-            - {name: REGISTRY, value: "http://io:443"}
-            - {name: VAULT_ADDR, value: "http://vault.security:8200"}
-            - {name: PAGES, value: "https://github.io"}
-            - {name: UPSTREAM, value: "https://github.com"}
-            - {name: API, value: "http://app:8080"}
-`
 
 // No public suffix reaches NO_PROXY, however the stream names it: a Service's
 // bare name, a called host, a namespace some object sits in. Each host left out
 // is named with where it was found; Go's own matcher still proxies the public
 // hosts under them.
 func TestStreamKeepsPublicSuffixesOutOfNoProxy(t *testing.T) {
-	out, result := run(t, plainValues, publicNames, Options{Namespace: "shop"})
+	stream, err := os.ReadFile(filepath.Join("testdata", "public-names.yaml"))
+	require.NoError(t, err)
+	out, result := run(t, plainValues, string(stream), Options{Namespace: "shop"})
 	m := parse(t, out, "shop")
 	noProxy := env(t, m, "Deployment/web", "web")["NO_PROXY"].Value
 	entries := strings.Split(noProxy, ",")

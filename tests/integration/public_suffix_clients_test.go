@@ -15,42 +15,9 @@ import (
 
 	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/proxytest"
+	"github.com/proxykit/proxykit/tests/fixture"
 )
 
-// publicNamesStream has a Service called app (a top-level domain), one called
-// github in a namespace called io, an object in a namespace called com, and a
-// container that calls each of them and public-looking hosts by name.
-const publicNamesStream = `apiVersion: v1
-kind: Service
-metadata: {name: app, namespace: shop}
-spec: {ports: [{port: 8080}]}
----
-apiVersion: v1
-kind: Service
-metadata: {name: github, namespace: io}
-spec: {ports: [{port: 8080}]}
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: other, namespace: com}
-data: {x: "1"}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop}
-spec:
-  template:
-    spec:
-      containers:
-        - name: web
-          image: x
-          env:
-            - {name: REGISTRY, value: "http://io:8080"}
-            - {name: VAULT_ADDR, value: "http://vault.security:8080"}
-            - {name: PAGES, value: "http://github.io:8080"}
-            - {name: UPSTREAM, value: "http://github.com:8080"}
-            - {name: API, value: "http://app:8080"}
-`
 
 // TestPublicSuffixesStayBehindTheProxy runs the real Go client, curl and the
 // JVM with the environment inject gives a container whose stream names public
@@ -61,7 +28,9 @@ func TestPublicSuffixesStayBehindTheProxy(t *testing.T) {
 	var values map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte("proxy: {http: \"http://127.0.0.1:3128\", https: \"http://127.0.0.1:3128\", runtimes: [java]}\n"+
 		"cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}\n"), &values))
-	out, _, err := inject.Stream([]byte(publicNamesStream), inject.Options{Values: values, Namespace: "shop"})
+	stream, err := os.ReadFile(fixture.Path("inject", "testdata", "public-names.yaml"))
+	require.NoError(t, err)
+	out, _, err := inject.Stream(stream, inject.Options{Values: values, Namespace: "shop"})
 	require.NoError(t, err)
 	m, err := proxytest.Parse(string(out))
 	require.NoError(t, err)
