@@ -17,9 +17,9 @@ import (
 // domain is the library's .svc and domain entries', the stream's Services
 // ("namespace/name") serviceHosts'. A host that is a public suffix (app,
 // github.io), or name.namespace whose namespace is a top-level domain the
-// stream does not create (vault.security, github.com), is left out, each with a note that says where
-// it was found and how to call it instead: NO_PROXY would send every host
-// under it around the proxy. A namespace the stream creates counts (Call.InCluster).
+// stream does not create (vault.security, github.com: Call.InCluster), is left
+// out, each with a note that says where it was found and how to call it
+// instead: NO_PROXY would send every host under it around the proxy.
 func calledHosts(m *manifest.Manifests, services []string) (hosts, notes []string, err error) {
 	covered := map[string]bool{} // the Services' own forms, which serviceHosts added, and the hosts found so far
 	for _, s := range services {
@@ -48,7 +48,11 @@ func calledHosts(m *manifest.Manifests, services []string) (hosts, notes []strin
 			}
 			if why := publicHost(host); why != "" && call.HTTP() && !noted[host] {
 				noted[host] = true
-				notes = append(notes, fmt.Sprintf("%s container %s calls %s (%s): left out of NO_PROXY, since %s; if it is a Service, call it as %s.svc", c.Object, c.Name, call.HostPort(), call.Where, why, host+map[bool]string{true: ".<namespace>", false: ""}[!strings.Contains(host, ".")]))
+				svc := host + ".svc"
+				if !strings.Contains(host, ".") {
+					svc = host + ".<namespace>.svc"
+				}
+				notes = append(notes, fmt.Sprintf("%s container %s calls %s (%s): left out of NO_PROXY, since %s; if it is a Service, call it as %s", c.Object, c.Name, call.HostPort(), call.Where, why, svc))
 			}
 		}
 	}
