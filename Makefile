@@ -37,7 +37,7 @@ help:
 # failed the integration package there (issue 46)
 TEST_TIMEOUT ?= 45m
 
-UNIT_PACKAGES := . ./audit/... ./cluster/... ./cmd/... ./discover/... ./inject/... ./internal/... ./manifest/... ./noproxy/... ./proxytest/... ./rules/...
+UNIT_PACKAGES := . ./audit/... ./cluster/... ./cmd/... ./discover/... ./hack/... ./inject/... ./internal/... ./manifest/... ./noproxy/... ./proxytest/... ./rules/...
 
 ## unit: every package's own tests with the race detector, in seconds, no tool built
 unit:

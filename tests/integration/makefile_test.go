@@ -37,7 +37,7 @@ func TestMakeTestRunsEveryPackage(t *testing.T) {
 		case rel == "tests/fixture": // no tests of its own: the two suites below use it
 		case strings.HasPrefix(rel, "tests"):
 			// the render tests and the integration suites share one go test line, with the build tag
-			assert.Regexp(t, `\$\(GO\) test -count=1 -tags integration -parallel 4( \./[\w/]+/)* \./`+regexp.QuoteMeta(rel)+`/( \./[\w/]+/)*\n`, string(makefile), "make test runs %s with the integration build tag", pkg)
+			assert.Regexp(t, `\$\(GO\) test -count=1 -tags integration -parallel 4 -timeout \$\(TEST_TIMEOUT\)( \./[\w/]+/)* \./`+regexp.QuoteMeta(rel)+`/( \./[\w/]+/)*\n`, string(makefile), "make test runs %s with the integration build tag", pkg)
 		default:
 			top := strings.SplitN(rel, "/", 2)[0]
 			assert.Contains(t, units, " ./"+top+"/... ", "make test runs %s", pkg)
