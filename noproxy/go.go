@@ -77,18 +77,25 @@ func newGoIndex(noProxy string) goIndex {
 }
 
 // candidates are the entries, in NO_PROXY's order, that can decide for host:
-// those named as the host or one of its parent domains, and the rest.
+// those named as the host or one of its parent domains (with and without a
+// trailing dot: cluster.local. is an entry of its own), and the rest.
 func (idx goIndex) candidates(host string) []string {
 	at := append([]int(nil), idx.always...)
-	for name := strings.TrimSuffix(host, "."); name != ""; {
-		at = append(at, idx.byName[name]...)
-		_, parent, ok := strings.Cut(name, ".")
-		if !ok {
-			break
+	for _, name := range []string{host, strings.TrimSuffix(host, ".")} {
+		for name != "" {
+			at = append(at, idx.byName[name]...)
+			_, parent, ok := strings.Cut(name, ".")
+			if !ok {
+				break
+			}
+			name = parent
 		}
-		name = parent
+		if !strings.HasSuffix(host, ".") {
+			break // the two are one
+		}
 	}
 	slices.Sort(at)
+	at = slices.Compact(at)
 	out := make([]string, 0, len(at))
 	for _, i := range at {
 		out = append(out, idx.list[i])

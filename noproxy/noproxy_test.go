@@ -145,3 +145,28 @@ func TestBadInput(t *testing.T) {
 	_, err = Decide(Go, "http://", NoProxy(""))
 	assert.ErrorContains(t, err, "is not a URL or host")
 }
+
+// Go's deciding entry is found through the host's names, and is the one a scan
+// of every entry alone finds: the first in NO_PROXY's order that decides.
+func TestGoDecidingEntry(t *testing.T) {
+	noProxy := "localhost,10.0.0.0/8,svc.cluster.local,cluster.local.,.corp.example,corp.example:8443,*.shop.svc,fd00::1,web"
+	for target, entry := range map[string]string{
+		"http://web.shop.svc.cluster.local.:8080": "cluster.local.",
+		"http://web.shop.svc.cluster.local:8080":  "svc.cluster.local",
+		"http://api.corp.example":                 ".corp.example",
+		"https://corp.example:8443":               "corp.example:8443",
+		"http://db.shop.svc":                      "*.shop.svc",
+		"http://10.1.2.3":                         "10.0.0.0/8",
+		"http://[fd00::1]":                        "fd00::1",
+		"http://web:80":                           "web",
+		"http://WEB.Shop.SVC":                     "*.shop.svc",
+	} {
+		d, err := Decide(Go, target, NoProxy(noProxy))
+		require.NoError(t, err)
+		assert.True(t, d.Direct, target)
+		assert.Equal(t, entry, d.Entry, target)
+	}
+	d, err := Decide(Go, "http://example.com", NoProxy(noProxy))
+	require.NoError(t, err)
+	assert.False(t, d.Direct)
+}
