@@ -16,8 +16,9 @@ import (
 // name.namespace. Sorted, each once. A name ending in .svc or the cluster
 // domain is the library's .svc and domain entries', the stream's Services
 // ("namespace/name") serviceHosts'. A host that is a public suffix (app,
-// github.io), or name.namespace whose namespace is a top-level domain the
-// stream does not create (vault.security, github.com: Call.InCluster), is left
+// github.io), or name.namespace whose namespace is a top-level domain that is
+// neither the release's nor one the stream creates (vault.security, github.com:
+// Call.InCluster), is left
 // out, each with a note that says where it was found and how to call it
 // instead: NO_PROXY would send every host under it around the proxy.
 func calledHosts(m *manifest.Manifests, services []string) (hosts, notes []string, err error) {
@@ -26,7 +27,7 @@ func calledHosts(m *manifest.Manifests, services []string) (hosts, notes []strin
 		ns, name, _ := strings.Cut(s, "/")
 		covered[name], covered[name+"."+ns] = true, true
 	}
-	declared := m.CreatedNamespaces()
+	declared := m.KnownNamespaces()
 	noted := map[string]bool{}
 	length, from := 0, map[string]int{} // NO_PROXY bytes the hosts take, and how many hosts each place gave
 	for _, c := range m.Containers() {

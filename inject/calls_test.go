@@ -114,3 +114,30 @@ func TestStreamKeepsPublicSuffixesOutOfNoProxy(t *testing.T) {
 		assert.Contains(t, notes, want)
 	}
 }
+
+// The release namespace is one the cluster has, even when it is a top-level
+// domain too (prod, search, security): a call to db.prod from a release in prod
+// is into the cluster. A namespace some object merely names is not.
+func TestStreamTrustsTheReleaseNamespace(t *testing.T) {
+	stream := `apiVersion: v1
+kind: ConfigMap
+metadata: {name: elsewhere, namespace: dev}
+data: {x: "1"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: x
+          env:
+            - {name: DB, value: "http://db.prod:8080"}
+            - {name: DOCS, value: "https://web.dev"}
+`
+	_, result := run(t, plainValues, stream, Options{Namespace: "prod"})
+	assert.Equal(t, []string{"db.prod"}, result.Called)
+	assert.Contains(t, strings.Join(result.Notes, "\n"), "calls web.dev (env DOCS): left out of NO_PROXY, since .dev is a top-level domain")
+}

@@ -68,10 +68,10 @@ func (c Call) HTTP() bool {
 // InCluster tells whether only the cluster's DNS answers the host: a single
 // label (a Service called from its namespace), a name ending in .svc or the
 // cluster domain, or name.namespace whose second label is no public top-level
-// domain, or is one of the namespaces the caller knows the cluster creates
-// (declared: opensearch.search where the render creates namespace search; a
-// namespace some object merely names is not enough, or github.com would be a
-// call into the cluster beside an object in namespace com). A host that is
+// domain, or is one of the namespaces the caller knows the cluster has
+// (declared: Manifests.KnownNamespaces, the release's and those the render
+// creates; a namespace some object merely names is not enough, or github.com
+// would be a call into the cluster beside an object in namespace com). A host that is
 // itself a public suffix (app, dev, github.io) never is: NO_PROXY cannot hold it
 // without sending every host under it around the proxy. Loopback and IP
 // addresses are not: no-proxy-gap judges addresses.

@@ -205,11 +205,17 @@ func (m *Manifests) NamespaceOf(o Object) string {
 	return m.Namespace
 }
 
-// CreatedNamespaces lists the namespaces the manifests' Namespace objects
-// create: a call to name.namespace is into the cluster for these even when the
-// namespace is also a top-level domain (Call.InCluster).
-func (m *Manifests) CreatedNamespaces() []string {
+// KnownNamespaces lists the namespaces the cluster surely has: the release
+// namespace (the operator names it; Helm installs there) and those the
+// manifests' Namespace objects create. A call to name.namespace is into the
+// cluster for these even when the namespace is also a top-level domain
+// (Call.InCluster). A namespace an object merely names is not one: a chart
+// that puts a ConfigMap in namespace com must not make github.com a Service.
+func (m *Manifests) KnownNamespaces() []string {
 	var out []string
+	if m.Namespace != "" {
+		out = append(out, m.Namespace)
+	}
 	for _, o := range m.Objects {
 		if o.Kind == "Namespace" && o.Name != "" && !slices.Contains(out, o.Name) {
 			out = append(out, o.Name)
