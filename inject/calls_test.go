@@ -81,7 +81,6 @@ func TestStreamCoversCalls(t *testing.T) {
 	}
 }
 
-
 // No public suffix reaches NO_PROXY, however the stream names it: a Service's
 // bare name, a called host, a namespace some object sits in. Each host left out
 // is named with where it was found; Go's own matcher still proxies the public
