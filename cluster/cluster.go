@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"net"
 	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -22,6 +23,10 @@ type Facts struct {
 	// Metadata: the cloud metadata endpoints must be bypassed too (values key
 	// cluster.metadataEndpoints).
 	Metadata bool `json:"metadataEndpoints"`
+	// Namespaces the cluster has (values key cluster.namespaces): a call to
+	// name.namespace is into the cluster for them even when the namespace is a
+	// top-level domain too (vault.security). No NO_PROXY entry.
+	Namespaces []string `json:"namespaces,omitempty"`
 }
 
 // Targets are the destinations NO_PROXY must send around the proxy, as URLs:
@@ -86,6 +91,11 @@ func (f Facts) Merge(other Facts) Facts {
 	f.PodCIDRs = union(f.PodCIDRs, other.PodCIDRs)
 	f.ServiceCIDRs = union(f.ServiceCIDRs, other.ServiceCIDRs)
 	f.NodeCIDRs = union(f.NodeCIDRs, other.NodeCIDRs)
+	for _, ns := range other.Namespaces {
+		if !slices.Contains(f.Namespaces, ns) {
+			f.Namespaces = append(slices.Clip(f.Namespaces), ns) // Clip: the caller's slice is never written through
+		}
+	}
 	return f
 }
 

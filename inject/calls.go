@@ -1,10 +1,12 @@
 package inject
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/cluster"
 	"github.com/proxykit/proxykit/manifest"
 )
@@ -20,14 +22,15 @@ import (
 // neither the release's nor one the stream creates (vault.security, github.com:
 // Call.InCluster), is left
 // out, each with a note that says where it was found and how to call it
-// instead: NO_PROXY would send every host under it around the proxy.
-func calledHosts(m *manifest.Manifests, services []string) (hosts, notes []string, err error) {
+// instead: NO_PROXY would send every host under it around the proxy. known
+// are the namespaces the values say the cluster has (cluster.namespaces).
+func calledHosts(m *manifest.Manifests, services, known []string) (hosts, notes []string, err error) {
 	covered := map[string]bool{} // the Services' own forms, which serviceHosts added, and the hosts found so far
 	for _, s := range services {
 		ns, name, _ := strings.Cut(s, "/")
 		covered[name], covered[name+"."+ns] = true, true
 	}
-	declared := m.KnownNamespaces()
+	declared := append(m.KnownNamespaces(), known...)
 	noted := map[string]bool{}
 	length, from := 0, map[string]int{} // NO_PROXY bytes the hosts take, and how many hosts each place gave
 	for _, c := range m.Containers() {
@@ -70,6 +73,23 @@ func calledHosts(m *manifest.Manifests, services []string) (hosts, notes []strin
 	}
 	slices.Sort(hosts)
 	return hosts, notes, nil
+}
+
+// knownNamespaces are the namespaces the values say the cluster has
+// (cluster.namespaces), as the library reads them.
+func knownNamespaces(values map[string]any) ([]string, error) {
+	if values == nil {
+		return nil, nil
+	}
+	out, err := proxykit.Call{Helper: "proxykit.cluster.facts", Values: values}.Include()
+	if err != nil {
+		return nil, err
+	}
+	var facts cluster.Facts
+	if err := json.Unmarshal([]byte(out), &facts); err != nil {
+		return nil, fmt.Errorf("proxykit.cluster.facts: %w", err)
+	}
+	return facts.Namespaces, nil
 }
 
 // publicHost says why a single-label or name.namespace host may be public: it

@@ -140,3 +140,14 @@ spec:
 	assert.Equal(t, []string{"db.prod"}, result.Called)
 	assert.Contains(t, strings.Join(result.Notes, "\n"), "calls web.dev (env DOCS): left out of NO_PROXY, since .dev is a top-level domain")
 }
+
+// cluster.namespaces declares the namespaces another release lives in: a call
+// to vault.security is then into the cluster, though .security is a top-level
+// domain, and joins NO_PROXY.
+func TestStreamReadsTheClustersNamespaces(t *testing.T) {
+	stream := "apiVersion: v1\nkind: Pod\nmetadata: {name: worker}\nspec:\n  containers:\n    - name: worker\n      image: x\n      env: [{name: VAULT_ADDR, value: \"http://vault.security:8200\"}]\n"
+	_, result := run(t, plainValues, stream, Options{Namespace: "airflow"})
+	assert.Empty(t, result.Called, "without the fact, vault.security may be a public host")
+	_, result = run(t, strings.Replace(plainValues, "cluster: {", "cluster: {namespaces: [security], ", 1), stream, Options{Namespace: "airflow"})
+	assert.Equal(t, []string{"vault.security"}, result.Called)
+}

@@ -206,8 +206,12 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	}
 	result.Services = services
 	view := streamView(docs, opts.Namespace)
+	known, err := knownNamespaces(opts.Values)
+	if err != nil {
+		return nil, result, err
+	}
 	var calledNotes []string
-	if result.Called, calledNotes, err = calledHosts(view, services); err != nil {
+	if result.Called, calledNotes, err = calledHosts(view, services, known); err != nil {
 		return nil, result, err
 	}
 	result.Notes = append(result.Notes, calledNotes...)

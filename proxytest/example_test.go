@@ -81,14 +81,14 @@ spec:
 // ClusterFromValues reads cluster.* as the library does, checks included.
 func ExampleClusterFromValues() {
 	c, err := proxytest.ClusterFromValues(map[string]any{
-		"cluster": map[string]any{"podCIDRs": "10.244.0.0/16, fd00:10:244::/56", "apiServer": "[fd00:10:96::1]", "domain": "k8s.internal."},
+		"cluster": map[string]any{"podCIDRs": "10.244.0.0/16, fd00:10:244::/56", "apiServer": "[fd00:10:96::1]", "domain": "k8s.internal.", "namespaces": "security,data"},
 	})
 	fmt.Printf("%+v %v\n", c, err)
 	_, err = proxytest.ClusterFromValues(map[string]any{"cluster": map[string]any{"podCIDR": "10.0.0.0/8"}})
 	fmt.Println(err)
 	// Output:
-	// {Domain:k8s.internal PodCIDRs:[10.244.0.0/16 fd00:10:244::/56] ServiceCIDRs:[] NodeCIDRs:[] APIServer:fd00:10:96::1 Metadata:true} <nil>
-	// proxykit: unknown key cluster.podCIDR (did you mean cluster.podCIDRs?); the keys under cluster are: proxy, domain, podCIDRs, serviceCIDRs, nodeCIDRs, apiServer, metadataEndpoints, requireNetworks
+	// {Domain:k8s.internal PodCIDRs:[10.244.0.0/16 fd00:10:244::/56] ServiceCIDRs:[] NodeCIDRs:[] APIServer:fd00:10:96::1 Metadata:true Namespaces:[security data]} <nil>
+	// proxykit: unknown key cluster.podCIDR (did you mean cluster.podCIDRs?); the keys under cluster are: proxy, domain, podCIDRs, serviceCIDRs, nodeCIDRs, apiServer, metadataEndpoints, requireNetworks, namespaces
 }
 
 // Typed access: an object as its k8s.io/api type (in a test, proxytest.Get[appsv1.Deployment](t, m, name)),

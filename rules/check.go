@@ -135,14 +135,14 @@ type shared struct {
 	services  []service
 	decisions serviceJudge
 	refused   map[string]string // the environment's key -> no-proxy-refused's message
-	// namespaces are the release's and those the render creates: name.namespace
-	// is a call into the cluster for them even when the namespace is a
-	// top-level domain too
+	// namespaces are the release's, those the render creates and the facts'
+	// (cluster.namespaces): name.namespace is a call into the cluster for them
+	// even when the namespace is a top-level domain too
 	namespaces []string
 }
 
 func newShared(m *manifest.Manifests, c cluster.Facts) *shared {
-	return &shared{targets: c.Targets(), gaps: map[string][]string{}, wide: map[string]string{}, services: services(m, c), decisions: serviceJudge{}, refused: map[string]string{}, namespaces: m.KnownNamespaces()}
+	return &shared{targets: c.Targets(), gaps: map[string][]string{}, wide: map[string]string{}, services: services(m, c), decisions: serviceJudge{}, refused: map[string]string{}, namespaces: append(m.KnownNamespaces(), c.Namespaces...)}
 }
 
 // once returns judge() for key, judged once per Check.

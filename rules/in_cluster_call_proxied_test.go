@@ -79,3 +79,17 @@ func TestInClusterCallProxiedNeedsProxyVariables(t *testing.T) {
 	stream := strings.Replace(temporalLike(goodNoProxy), "          env:\n", "          env: []\n          x-env:\n", 1)
 	assert.Empty(t, inClusterFindings(t, stream))
 }
+
+// A namespace the facts declare (cluster.namespaces) makes name.namespace a
+// call into the cluster though the namespace is a top-level domain: judged.
+func TestInClusterCallIntoADeclaredNamespace(t *testing.T) {
+	m, err := manifest.Parse(pod(plainEnv("http://proxy:3128", goodNoProxy)+"\n- {name: VAULT_ADDR, value: \"http://vault.security:8200\"}", ""))
+	require.NoError(t, err)
+	assert.Empty(t, Check(m, WithCluster(testCluster)), "vault.security may be a public host: not judged")
+	declared := testCluster
+	declared.Namespaces = []string{"security"}
+	findings := Check(m, WithCluster(declared))
+	require.Len(t, findings, 1)
+	assert.Equal(t, RuleInClusterCallProxied, findings[0].Rule)
+	assert.Contains(t, findings[0].Message, "vault.security:8200 (env VAULT_ADDR)")
+}

@@ -36,6 +36,7 @@ func TestBadInputFailsNamingTheKey(t *testing.T) {
 		{"three-octet address", `cluster: {podCIDRs: "10.0.0/8"}`, []string{"cluster.podCIDRs", `"10.0.0/8"`}},
 		{"octet over 255", `cluster: {podCIDRs: [10.0.256.0/24]}`, []string{"cluster.podCIDRs"}},
 		{"bare address where a CIDR belongs", `cluster: {serviceCIDRs: [10.96.0.1]}`, []string{"cluster.serviceCIDRs", `"10.96.0.1"`}},
+		{"a namespace that is no DNS label", `cluster: {namespaces: [security, "Vault_NS"]}`, []string{"cluster.namespaces", `"Vault_NS" is not a namespace name`}},
 		{"bad CIDR among installation entries", `proxy: {http: "http://p:1", noProxy: "a.example,10.0.0.0/40"}`, []string{"proxy.noProxy", `"10.0.0.0/40"`}},
 		{"whitespace inside an entry", `proxy: {http: "http://p:1", noProxy: ["a b.example"]}`, []string{"proxy.noProxy[0]", "whitespace"}},
 		{"a domain with two trailing dots", `cluster: {domain: cluster.local..}`, []string{"cluster.domain", "is not a DNS domain"}},

@@ -6,7 +6,7 @@ proxykit CLI render this helper instead of parsing cluster.* themselves.
 {{/*
 proxykit.cluster.facts — the cluster.* keys as the library reads them, for tools.
 Input:  dict "context" $
-Output: JSON {"domain", "podCIDRs", "serviceCIDRs", "nodeCIDRs", "apiServer", "metadataEndpoints"},
+Output: JSON {"domain", "podCIDRs", "serviceCIDRs", "nodeCIDRs", "apiServer", "metadataEndpoints", "namespaces"},
         the values' own keys (Go's cluster.Facts):
         the domain without trailing dot, each CIDR list parsed and checked, the API
         server without brackets, whether the metadata endpoints are bypassed. Go's

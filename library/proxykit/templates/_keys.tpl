@@ -11,7 +11,7 @@ Input:  nothing. Output: JSON map of section -> list of keys.
 {{- define "proxykit.keys.known" -}}
 {{- toJson (dict
     "proxy" (list "http" "https" "noProxy" "lowercase" "existingSecret" "trustedCA" "runtimes")
-    "cluster" (list "proxy" "domain" "podCIDRs" "serviceCIDRs" "nodeCIDRs" "apiServer" "metadataEndpoints" "requireNetworks")
+    "cluster" (list "proxy" "domain" "podCIDRs" "serviceCIDRs" "nodeCIDRs" "apiServer" "metadataEndpoints" "requireNetworks" "namespaces")
     "cluster.proxy" (list "http" "https" "noProxy" "trustedCA" "runtimes")
     "global.proxy" (list "http" "https" "noProxy" "trustedCA" "runtimes")) -}}
 {{- end -}}

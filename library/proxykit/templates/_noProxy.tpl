@@ -31,7 +31,8 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
   cluster.serviceCIDRs or a CIDR among the entries); services when the API
   server's ClusterIP is covered by what is known (cluster.serviceCIDRs,
   cluster.apiServer, or a CIDR among the entries).
-  cluster holds the cluster.* keys as read here (see proxykit.cluster.facts).
+  cluster holds the cluster.* keys as read here (see proxykit.cluster.facts), cluster.namespaces
+  among them: no entry of NO_PROXY, but the namespaces whose name.namespace calls are the cluster's.
 */}}
 {{- define "proxykit.noProxy.compose" -}}
 {{- $cluster := .cluster -}}
@@ -49,6 +50,16 @@ Output: JSON {"noProxy": <string>, "networks": <bool>, "cluster": <facts>}. noPr
 {{- $networks := false -}}
 {{- $services := false -}}
 {{- $facts := dict "domain" $domain "apiServer" "" "metadataEndpoints" true -}}
+{{- /* the namespaces the cluster has: no NO_PROXY entry, but a call to name.namespace is one
+       into the cluster for them even when the namespace is a top-level domain too (security) */ -}}
+{{- $namespaces := list -}}
+{{- range $ns := include "proxykit.validate.list" (dict "value" (index $cluster "namespaces") "key" "cluster.namespaces") | fromJsonArray -}}
+  {{- if not (and (le (len $ns) 63) (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" $ns)) -}}
+    {{- fail (printf "proxykit: cluster.namespaces: %q is not a namespace name (a DNS label: lower case letters, digits and -, at most 63)" (include "proxykit.validate.redact" $ns)) -}}
+  {{- end -}}
+  {{- $namespaces = append $namespaces $ns -}}
+{{- end -}}
+{{- if $namespaces }}{{ $_ := set $facts "namespaces" $namespaces }}{{ end -}}
 {{- range $name := list "podCIDRs" "serviceCIDRs" "nodeCIDRs" -}}
   {{- $key := printf "cluster.%s" $name -}}
   {{- $cidrs := include "proxykit.noProxy.cidrs" (dict "value" (index $cluster $name) "key" $key) | fromJsonArray -}}
