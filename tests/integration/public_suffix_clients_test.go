@@ -18,7 +18,6 @@ import (
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
-
 // TestPublicSuffixesStayBehindTheProxy runs the real Go client, curl and the
 // JVM with the environment inject gives a container whose stream names public
 // suffixes as Services, namespaces and calls: every public host under them
