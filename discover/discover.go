@@ -167,6 +167,9 @@ func (r *reader) live() (*Result, error) {
 	if len(nodes.providers) > 0 {
 		res.Sources["metadataEndpoints"] = nodes.providers
 	}
+	if ns := r.namespaces(); len(ns.values) > 0 {
+		res.Cluster.Namespaces, res.Sources["namespaces"] = ns.values, []string{ns.source}
+	}
 	r.warnf("cluster.nodeCIDRs: the machine network is not in the Kubernetes API; set it to the network of the nodes' addresses (hostNetwork Pods, kubelets)")
 	if len(res.Cluster.PodCIDRs)+len(res.Cluster.ServiceCIDRs) == 0 {
 		res.Warnings = r.warnings

@@ -99,6 +99,9 @@ func writeValues(w io.Writer, host string, res *discover.Result) {
 		metadata = from("metadataEndpoints")
 	}
 	fmt.Fprintf(w, "  metadataEndpoints: %t%s\n", c.Metadata, metadata)
+	if len(c.Namespaces) > 0 {
+		list("namespaces", c.Namespaces)
+	}
 	for _, warning := range res.Warnings {
 		fmt.Fprintf(w, "# warning: %s\n", comment(warning))
 	}

@@ -22,8 +22,9 @@ func TestDiscoverValuesHoldClusterTextAsData(t *testing.T) {
 		"\u2028proxy: {http: http://evil.example:3128}", "\u2029proxy: {noProxy: [\"*\"]}", "\u0085proxy: {http: http://evil.example:3128}"}
 	for _, text := range hostile {
 		res := &discover.Result{
-			Cluster:  discover.Facts{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1", Metadata: true},
-			Sources:  map[string][]string{"podCIDRs": {"Node n1 (aws" + text + ")"}, "metadataEndpoints": {"Node n" + text}},
+			Cluster: discover.Facts{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1", Metadata: true,
+				Namespaces: []string{"security"}},
+			Sources:  map[string][]string{"podCIDRs": {"Node n1 (aws" + text + ")"}, "metadataEndpoints": {"Node n" + text}, "namespaces": {"Namespaces" + text}},
 			Warnings: []string{"a warning" + text},
 		}
 		var out bytes.Buffer
@@ -33,6 +34,7 @@ func TestDiscoverValuesHoldClusterTextAsData(t *testing.T) {
 		assert.Equal(t, []string{"cluster"}, keys(parsed), "%q: only the cluster key:\n%s", text, out.String())
 		cluster := parsed["cluster"].(map[string]any)
 		assert.Equal(t, []any{"10.244.0.0/16"}, cluster["podCIDRs"])
+		assert.Equal(t, []any{"security"}, cluster["namespaces"])
 		assert.NotContains(t, out.String(), "s3cret")
 		assert.Contains(t, out.String(), "https://***@api.example:6443")
 		assert.True(t, strings.HasSuffix(out.String(), "\n"), "the file ends with a newline")

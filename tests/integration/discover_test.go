@@ -442,6 +442,7 @@ networking:
 // discoverRules is the read-only RBAC the README states for `proxykit discover`.
 var discoverRules = []rbacv1.PolicyRule{
 	{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"list"}},
+	{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"list"}},
 	{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"get"}, ResourceNames: []string{"kubernetes"}},
 	{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}, ResourceNames: []string{"kubeadm-config", "kubelet-config", "cilium-config"}},
 	{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"servicecidrs"}, Verbs: []string{"list"}},
