@@ -78,8 +78,8 @@ func calledHosts(m *manifest.Manifests, services, known []string) (hosts, notes 
 // knownNamespaces are the namespaces the values say the cluster has
 // (cluster.namespaces), as the library reads them.
 func knownNamespaces(values map[string]any) ([]string, error) {
-	if values == nil {
-		return nil, nil
+	if c, _ := values["cluster"].(map[string]any); c["namespaces"] == nil {
+		return nil, nil // nothing to read: spare the render
 	}
 	out, err := proxykit.Call{Helper: "proxykit.cluster.facts", Values: values}.Include()
 	if err != nil {
