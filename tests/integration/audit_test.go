@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -102,6 +103,40 @@ func TestAudit(t *testing.T) {
 			"apps/Pod/before":       {proxytest.RuleMissingProxyEnv},
 			"apps/Pod/wrong-secret": {proxytest.RuleMissingSecret},
 		}, byPod(rows), "canaries, injected Pods and the opted-out Pod have none; kube-system is skipped")
+	})
+
+	t.Run("the RBAC docs/day2.md states is enough: get on the Secrets Pods read, never list", func(t *testing.T) {
+		rules := append(append([]rbacv1.PolicyRule{}, discoverRules...),
+			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"pods", "configmaps"}, Verbs: []string{"list"}},
+			rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}},
+			rbacv1.PolicyRule{APIGroups: []string{"apps"}, Resources: []string{"replicasets"}, Verbs: []string{"get"}})
+		kubeconfig := boundServiceAccount(t, cp, "proxykit-audit", rules)
+		code, out, stderr := cli(t, proxykitCLI(t), "audit", "--kubeconfig", kubeconfig, "-o", "json", "-A", "-f", v1)
+		assert.Equal(t, 1, code, stderr)
+		var rows []auditRow
+		require.NoError(t, json.Unmarshal([]byte(out), &rows), "stdout:\n%s\nstderr:\n%s", out, stderr)
+		assert.Equal(t, map[string][]string{
+			"apps/Pod/before":       {proxytest.RuleMissingProxyEnv},
+			"apps/Pod/wrong-secret": {proxytest.RuleMissingSecret},
+		}, byPod(rows), "the same findings as with every right")
+		assert.NotContains(t, stderr, "forbidden")
+	})
+
+	t.Run("a password pasted into a running Pod's NO_PROXY: in no output", func(t *testing.T) {
+		cp.ensureNamespace(t, "leaky")
+		createPod(t, cp, fixture.Pod("pasted", "leaky", map[string]string{proxytest.AnnotationInject: "false"}, fixture.Ctr("app",
+			fixture.Val("HTTP_PROXY", "http://proxy.corp.example:3128"), fixture.Val("NO_PROXY", "http://svc:P@Leak9word@proxy.corp.example:3128,*,localhost"),
+			fixture.Val("DB_URL", "postgres://app:Leak8@pw@db:5432/app"))))
+		for _, format := range []string{"text", "json", "policyreport", "openreports"} {
+			code, out, stderr := cli(t, proxykitCLI(t), "audit", "--kubeconfig", cp.Kubeconfig, "-n", "leaky", "-f", v1, "-o", format)
+			assert.Equal(t, 1, code, stderr)
+			assert.Contains(t, out, "pasted", format)
+			for _, leak := range []string{"Leak9", "Leak8"} {
+				assert.NotContains(t, out+stderr, leak, format)
+			}
+		}
+		// the audits of every namespace below count the reports of the others
+		require.NoError(t, cp.Client.CoreV1().Pods("leaky").Delete(ctx, "pasted", metav1.DeleteOptions{}))
 	})
 
 	t.Run("-n kube-system names it", func(t *testing.T) {
