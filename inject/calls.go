@@ -33,10 +33,11 @@ func calledHosts(m *manifest.Manifests, services, known []string) (hosts, notes 
 	declared := append(m.KnownNamespaces(), known...)
 	noted := map[string]bool{}
 	length, from := 0, map[string]int{} // NO_PROXY bytes the hosts take, and how many hosts each place gave
-	for _, c := range m.Containers() {
-		calls, lists := m.ReadCalls(c)
+	// who calls: a container's own calls, then the ConfigMaps and Secrets no
+	// container reads, which a sidecar may load at run time (Grafana's data sources)
+	read := func(who string, calls []manifest.Call, lists []string) {
 		for _, list := range lists {
-			notes = append(notes, fmt.Sprintf("%s container %s: not read for calls, so none of its hosts was added to NO_PROXY: %s (a value or file naming more than %d hosts is a list of hosts, and a container is read for %d at most)", c.Object, c.Name, list, manifest.MaxHostsPerSource, manifest.MaxCallsPerContainer))
+			notes = append(notes, fmt.Sprintf("%s: not read for calls, so none of its hosts was added to NO_PROXY: %s (a value or file naming more than %d hosts is a list of hosts, and at most %d hosts are read for a container, and for the objects no container reads)", who, list, manifest.MaxHostsPerSource, manifest.MaxCallsPerContainer))
 		}
 		for _, call := range calls {
 			host := strings.TrimSuffix(call.Host, ".")
@@ -56,10 +57,16 @@ func calledHosts(m *manifest.Manifests, services, known []string) (hosts, notes 
 				if !strings.Contains(host, ".") {
 					svc = host + ".<namespace>.svc"
 				}
-				notes = append(notes, fmt.Sprintf("%s container %s calls %s (%s): left out of NO_PROXY, since %s; if it is a Service, call it as %s", c.Object, c.Name, call.HostPort(), call.Where, why, svc))
+				notes = append(notes, fmt.Sprintf("%s calls %s (%s): left out of NO_PROXY, since %s; if it is a Service, call it as %s", who, call.HostPort(), call.Where, why, svc))
 			}
 		}
 	}
+	for _, c := range m.Containers() {
+		calls, lists := m.ReadCalls(c)
+		read(c.Object+" container "+c.Name, calls, lists)
+	}
+	loose, lists := m.LooseCalls()
+	read("the release", loose, lists)
 	if length > manifest.MaxEnvString {
 		// the library would refuse the NO_PROXY anyway: say so before rendering
 		// tens of thousands of entries, naming where most of them were found

@@ -151,3 +151,33 @@ func TestStreamReadsTheClustersNamespaces(t *testing.T) {
 	_, result = run(t, strings.Replace(plainValues, "cluster: {", "cluster: {namespaces: [security], ", 1), stream, Options{Namespace: "airflow"})
 	assert.Equal(t, []string{"vault.security"}, result.Called)
 }
+
+// Grafana's data sources live in a ConfigMap a sidecar loads by label: no
+// container reads it, yet Grafana calls loki-gateway.logging and
+// tempo.tracing. inject puts them in NO_PROXY, and leaves a public host out.
+func TestStreamCoversCallsNoContainerReads(t *testing.T) {
+	stream := `apiVersion: v1
+kind: ConfigMap
+metadata: {name: datasources, namespace: monitoring, labels: {grafana_datasource: "1"}}
+data:
+  ds.yaml: |
+    datasources:
+      - {name: Loki, url: "http://loki-gateway.logging"}
+      - {name: Tempo, url: "http://tempo.tracing:3200"}
+      - {name: Shop, url: "http://api.shop"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: grafana, namespace: monitoring}
+spec:
+  template:
+    spec:
+      containers: [{name: grafana, image: x}, {name: sidecar, image: x}]
+`
+	out, result := run(t, plainValues, stream, Options{Namespace: "monitoring"})
+	assert.Equal(t, []string{"loki-gateway.logging", "tempo.tracing"}, result.Called)
+	assert.Contains(t, strings.Join(result.Notes, "\n"), "the release calls api.shop (ConfigMap/datasources key ds.yaml, which no container reads): left out of NO_PROXY, since .shop is a top-level domain")
+	m := parse(t, out, "monitoring")
+	noProxy := env(t, m, "Deployment/grafana", "grafana")["NO_PROXY"].Value
+	assert.Contains(t, strings.Split(noProxy, ","), "tempo.tracing")
+}

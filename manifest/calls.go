@@ -168,16 +168,8 @@ const MaxCallsPerContainer = 1024
 // /etc/h (60000 hosts)"), and the hosts past MaxCallsPerContainer.
 func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) {
 	resolved := m.ResolveEnv(ctr) // once, $(VAR) expanded as the kubelet does: env and args read it
-	var out []Call
-	add := func(where string, fs []found) {
-		if n := countHosts(fs); n > MaxHostsPerSource {
-			hostLists = append(hostLists, fmt.Sprintf("%s (%d hosts)", where, n))
-			return
-		}
-		for _, f := range fs {
-			out = append(out, Call{Host: f.host, Port: f.port, Scheme: f.scheme, Where: where})
-		}
-	}
+	var r bounded
+	add := r.add
 	ns := ctr.Namespace
 	for _, src := range ctr.EnvFrom {
 		kind, name := "ConfigMap", ""
@@ -235,12 +227,36 @@ func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) 
 			}
 		}
 	}
-	calls = dedupeCalls(out)
+	return r.calls("the container calls")
+}
+
+// bounded gathers calls within the bounds: a source naming more than
+// MaxHostsPerSource hosts is named, not read; past MaxCallsPerContainer hosts
+// the rest is named.
+type bounded struct {
+	found     []Call
+	hostLists []string
+}
+
+func (r *bounded) add(where string, fs []found) {
+	if n := countHosts(fs); n > MaxHostsPerSource {
+		r.hostLists = append(r.hostLists, fmt.Sprintf("%s (%d hosts)", where, n))
+		return
+	}
+	for _, f := range fs {
+		r.found = append(r.found, Call{Host: f.host, Port: f.port, Scheme: f.scheme, Where: where})
+	}
+}
+
+// calls are the calls found, each host and port once, and what was left
+// unread; whose says whose calls they are, for the name of what was left.
+func (r *bounded) calls(whose string) ([]Call, []string) {
+	calls := dedupeCalls(r.found)
 	if len(calls) > MaxCallsPerContainer {
-		hostLists = append(hostLists, fmt.Sprintf("%d more hosts past the first %d the container calls (from %s on)", len(calls)-MaxCallsPerContainer, MaxCallsPerContainer, calls[MaxCallsPerContainer].Where))
+		r.hostLists = append(r.hostLists, fmt.Sprintf("%d more hosts past the first %d %s (from %s on)", len(calls)-MaxCallsPerContainer, MaxCallsPerContainer, whose, calls[MaxCallsPerContainer].Where))
 		calls = calls[:MaxCallsPerContainer]
 	}
-	return calls, hostLists
+	return calls, r.hostLists
 }
 
 // countHosts counts hosts once each, whatever their port or scheme.

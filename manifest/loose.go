@@ -1,0 +1,56 @@
+package manifest
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// LooseCalls lists the calls kept in the manifests' ConfigMaps and Secrets
+// that no container reads (no envFrom, valueFrom or volume of any pod template
+// names them): a sidecar may load such an object at run time by its label
+// (Grafana's data sources, Prometheus rules), and the program it feeds calls
+// those hosts all the same. Each key is read as a mounted file is, a key named
+// as a credential never; the bounds of ReadCalls apply, and hostLists names
+// what was left unread.
+func (m *Manifests) LooseCalls() ([]Call, []string) {
+	read := map[string]bool{} // "Kind/namespace/name" some container reads
+	mark := func(kind, ns, name string) { read[kind+"/"+ns+"/"+name] = true }
+	for _, c := range m.Containers() {
+		for _, src := range c.EnvFrom {
+			if src.ConfigMapRef != nil {
+				mark("ConfigMap", c.Namespace, src.ConfigMapRef.Name)
+			}
+			if src.SecretRef != nil {
+				mark("Secret", c.Namespace, src.SecretRef.Name)
+			}
+		}
+		for _, e := range c.Env {
+			if e.ValueFrom != nil && e.ValueFrom.ConfigMapKeyRef != nil {
+				mark("ConfigMap", c.Namespace, e.ValueFrom.ConfigMapKeyRef.Name)
+			}
+			if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+				mark("Secret", c.Namespace, e.ValueFrom.SecretKeyRef.Name)
+			}
+		}
+		for _, v := range c.Volumes {
+			for _, src := range mountedSources(c.Volumes, v.Name) {
+				mark(src.kind, c.Namespace, src.name)
+			}
+		}
+	}
+	var r bounded
+	for _, o := range m.Objects {
+		ns := m.NamespaceOf(o)
+		if o.Kind != "ConfigMap" && o.Kind != "Secret" || read[o.Kind+"/"+ns+"/"+o.Name] {
+			continue
+		}
+		data, _ := m.ObjectData(o.Kind, o.Name, ns)
+		for _, key := range slices.Sorted(maps.Keys(data)) {
+			if !SecretName(key) {
+				r.add(fmt.Sprintf("%s key %s, which no container reads", o.ID(), key), scanFile(data[key]))
+			}
+		}
+	}
+	return r.calls("of the ConfigMaps and Secrets no container reads")
+}
