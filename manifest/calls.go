@@ -182,7 +182,7 @@ func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) 
 		data, _ := m.ObjectData(kind, name, ns)
 		for _, key := range slices.Sorted(maps.Keys(data)) {
 			if !slices.Contains(callVariables, src.Prefix+key) && !SecretName(key) {
-				add(kind+"/"+name+" key "+key+" (envFrom)", scanText(data[key]))
+				r.read(kind+"/"+name+" key "+key+" (envFrom)", data[key], scanText)
 			}
 		}
 	}
@@ -223,7 +223,7 @@ func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) 
 				if mount.SubPath != "" && mount.SubPath != key && !slices.Contains(src.paths, mount.SubPath) || SecretName(key) {
 					continue
 				}
-				add(src.kind+"/"+src.name+" key "+key+", mounted at "+mount.MountPath, scanFile(data[key]))
+				r.read(src.kind+"/"+src.name+" key "+key+", mounted at "+mount.MountPath, data[key], scanFile)
 			}
 		}
 	}
@@ -236,6 +236,21 @@ func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) 
 type bounded struct {
 	found     []Call
 	hostLists []string
+}
+
+// MaxObjectData is the most a ConfigMap or Secret holds (the API server
+// refuses more than 1 MiB): a longer value of a stream reaches no container,
+// and is not read.
+const MaxObjectData = 1 << 20
+
+// read scans a ConfigMap's or Secret's value, unless it is longer than any
+// cluster stores.
+func (r *bounded) read(where, value string, scan func(string) []found) {
+	if len(value) > MaxObjectData {
+		r.hostLists = append(r.hostLists, fmt.Sprintf("%s (%d bytes, over the 1 MiB a ConfigMap or Secret holds)", where, len(value)))
+		return
+	}
+	r.add(where, scan(value))
 }
 
 func (r *bounded) add(where string, fs []found) {

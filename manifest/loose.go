@@ -48,7 +48,7 @@ func (m *Manifests) LooseCalls() ([]Call, []string) {
 		data, _ := m.ObjectData(o.Kind, o.Name, ns)
 		for _, key := range slices.Sorted(maps.Keys(data)) {
 			if !SecretName(key) {
-				r.add(fmt.Sprintf("%s key %s, which no container reads", o.ID(), key), scanFile(data[key]))
+				r.read(fmt.Sprintf("%s key %s, which no container reads", o.ID(), key), data[key], scanFile)
 			}
 		}
 	}

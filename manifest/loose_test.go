@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,4 +63,15 @@ func TestLooseCalls(t *testing.T) {
 		"prometheus.example.com": "ConfigMap/datasources key loki.yaml, which no container reads",
 		"mimir-gateway.mimir":    "Secret/extra-datasources key mimir.yaml, which no container reads",
 	}, got, "the mounted grafana.ini is the container's, a password key is never read")
+}
+
+// A value longer than any ConfigMap a cluster stores (1 MiB) reaches no
+// container: it is named, not read.
+func TestValuesPastAnObjectsSizeAreNotRead(t *testing.T) {
+	m, err := Parse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n  x: \"http://h:80 " + strings.Repeat("a", MaxObjectData) + "\"\n")
+	require.NoError(t, err)
+	calls, lists := m.LooseCalls()
+	assert.Empty(t, calls)
+	require.Len(t, lists, 1)
+	assert.Contains(t, lists[0], "ConfigMap/big key x, which no container reads (1048588 bytes, over the 1 MiB a ConfigMap or Secret holds)")
 }

@@ -24,11 +24,17 @@ func hostileSizes() map[string]string {
 	pod := func(env, volumes, mounts string) string {
 		return "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: shop}\nspec:\n" + volumes + "  containers:\n    - name: c\n      image: x\n" + env + mounts
 	}
-	hostFile := func(name string, from, n int) string {
+	// a file of n URLs, from the host named from on; short ones (17 bytes a
+	// line) keep 60,000 of them within the 1 MiB a ConfigMap holds
+	hostFile := func(name string, from, n int, short bool) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s, namespace: shop}\ndata:\n  urls.txt: |\n", name)
+		line := "    http://host-%06d:8080\n"
+		if short {
+			line = "    http://h%05d:80\n"
+		}
 		for i := range n {
-			fmt.Fprintf(&b, "    http://host-%06d:8080\n", from+i)
+			fmt.Fprintf(&b, line, from+i)
 		}
 		return b.String()
 	}
@@ -41,7 +47,7 @@ func hostileSizes() map[string]string {
 	// two to each of 15 Pods, whose hosts together overrun NO_PROXY
 	var files, volumes, mounts, pods []string
 	for i := range 30 {
-		files = append(files, hostFile(fmt.Sprintf("hosts%02d", i), i*500, 500))
+		files = append(files, hostFile(fmt.Sprintf("hosts%02d", i), i*500, 500, false))
 		volumes = append(volumes, fmt.Sprintf("    - {name: h%02d, configMap: {name: hosts%02d}}\n", i, i))
 		mounts = append(mounts, fmt.Sprintf("        - {name: h%02d, mountPath: /etc/h%02d}\n", i, i))
 		if i%2 == 1 {
@@ -49,10 +55,10 @@ func hostileSizes() map[string]string {
 		}
 	}
 	return map[string]string{
-		"small":                       hostFile("hosts", 0, 10) + "---\n" + pod("", "  volumes: [{name: h, configMap: {name: hosts}}]\n", "      volumeMounts: [{name: h, mountPath: /etc/h}]\n"),
+		"small":                       hostFile("hosts", 0, 10, false) + "---\n" + pod("", "  volumes: [{name: h, configMap: {name: hosts}}]\n", "      volumeMounts: [{name: h, mountPath: /etc/h}]\n"),
 		"one value, 2,000 references": pod(big+"        - {name: A, value: \""+strings.Repeat("$(V)", 2000)+"\"}\n", "", ""),
 		"2,000 values, one reference": pod(big+many.String(), "", ""),
-		"60,000 URLs in one file":     hostFile("hosts", 0, 60000) + "---\n" + pod("", "  volumes: [{name: h, configMap: {name: hosts}}]\n", "      volumeMounts: [{name: h, mountPath: /etc/h}]\n"),
+		"60,000 URLs in one file":     hostFile("hosts", 0, 60000, true) + "---\n" + pod("", "  volumes: [{name: h, configMap: {name: hosts}}]\n", "      volumeMounts: [{name: h, mountPath: /etc/h}]\n"),
 		"15,000 URLs in 30 files":     strings.Join(files, "---\n") + "---\n" + pod("", "  volumes:\n"+strings.Join(volumes, ""), "      volumeMounts:\n"+strings.Join(mounts, "")),
 		"15,000 URLs in 15 Pods":      strings.Join(append(files, pods...), "---\n"),
 	}
