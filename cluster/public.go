@@ -55,7 +55,9 @@ func PublicSuffix(name string) Suffix {
 // their cloud's endpoints on purpose (Private Google Access, S3 gateway
 // endpoints, Private Link), and the library lets them; it is never a host
 // of the cluster (Call.InCluster), and inject never adds one from a call.
-// The library's proxykit.noProxy.public is the same predicate in templates.
+// The library holds the same predicate in templates: proxykit.noProxy.entry
+// refuses what proxykit.noProxy.publicSuffix ("icann") and
+// proxykit.noProxy.widePublic judge so.
 func Public(entry string) (string, bool) {
 	entry = strings.TrimSpace(entry)
 	switch {

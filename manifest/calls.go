@@ -169,7 +169,6 @@ const MaxCallsPerContainer = 1024
 func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) {
 	resolved := m.ResolveEnv(ctr) // once, $(VAR) expanded as the kubelet does: env and args read it
 	var r bounded
-	add := r.add
 	ns := ctr.Namespace
 	for _, src := range ctr.EnvFrom {
 		kind, name := "ConfigMap", ""
@@ -193,11 +192,11 @@ func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) 
 		switch {
 		case e.ValueFrom == nil:
 			if v := resolved.Vars[e.Name]; !SecretName(e.Name) {
-				add("env "+e.Name, scanText(v.Value))
+				r.add("env "+e.Name, scanText(v.Value))
 			}
 		case e.ValueFrom.ConfigMapKeyRef != nil || e.ValueFrom.SecretKeyRef != nil:
 			if v := resolved.Vars[e.Name]; v.Known() && !SecretName(e.Name) {
-				add("env "+e.Name+" ("+v.From+")", scanText(v.Value))
+				r.add("env "+e.Name+" ("+v.From+")", scanText(v.Value))
 			}
 		}
 	}
@@ -209,9 +208,9 @@ func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) 
 		for _, arg := range list.args {
 			arg, _ = expand(arg, resolved.lookup)
 			expanded = append(expanded, arg)
-			add(list.name, scanText(expanded[len(expanded)-1]))
+			r.add(list.name, scanText(expanded[len(expanded)-1]))
 		}
-		add(list.name, scanFlags(expanded))
+		r.add(list.name, scanFlags(expanded))
 	}
 	for _, mount := range ctr.VolumeMounts {
 		for _, src := range mountedSources(ctr.Volumes, mount.Name) {
@@ -291,6 +290,18 @@ type source struct {
 
 // mountedSources are the ConfigMaps and Secrets behind the named volume.
 func mountedSources(volumes []corev1.Volume, name string) []source {
+	var out []source
+	for _, v := range volumes {
+		if v.Name == name {
+			out = append(out, volumeSources(v)...)
+		}
+	}
+	return out
+}
+
+// volumeSources are the ConfigMaps and Secrets one volume projects, with the
+// keys it picks.
+func volumeSources(v corev1.Volume) []source {
 	pick := func(items []corev1.KeyToPath) (keys, paths []string) {
 		for _, it := range items {
 			keys, paths = append(keys, it.Key), append(paths, it.Path)
@@ -298,27 +309,22 @@ func mountedSources(volumes []corev1.Volume, name string) []source {
 		return keys, paths
 	}
 	var out []source
-	for _, v := range volumes {
-		if v.Name != name {
-			continue
-		}
-		switch {
-		case v.ConfigMap != nil:
-			keys, paths := pick(v.ConfigMap.Items)
-			out = append(out, source{"ConfigMap", v.ConfigMap.Name, keys, paths})
-		case v.Secret != nil:
-			keys, paths := pick(v.Secret.Items)
-			out = append(out, source{"Secret", v.Secret.SecretName, keys, paths})
-		case v.Projected != nil:
-			for _, p := range v.Projected.Sources {
-				if p.ConfigMap != nil {
-					keys, paths := pick(p.ConfigMap.Items)
-					out = append(out, source{"ConfigMap", p.ConfigMap.Name, keys, paths})
-				}
-				if p.Secret != nil {
-					keys, paths := pick(p.Secret.Items)
-					out = append(out, source{"Secret", p.Secret.Name, keys, paths})
-				}
+	switch {
+	case v.ConfigMap != nil:
+		keys, paths := pick(v.ConfigMap.Items)
+		out = append(out, source{"ConfigMap", v.ConfigMap.Name, keys, paths})
+	case v.Secret != nil:
+		keys, paths := pick(v.Secret.Items)
+		out = append(out, source{"Secret", v.Secret.SecretName, keys, paths})
+	case v.Projected != nil:
+		for _, p := range v.Projected.Sources {
+			if p.ConfigMap != nil {
+				keys, paths := pick(p.ConfigMap.Items)
+				out = append(out, source{"ConfigMap", p.ConfigMap.Name, keys, paths})
+			}
+			if p.Secret != nil {
+				keys, paths := pick(p.Secret.Items)
+				out = append(out, source{"Secret", p.Secret.Name, keys, paths})
 			}
 		}
 	}

@@ -34,7 +34,7 @@ func (m *Manifests) LooseCalls() ([]Call, []string) {
 			}
 		}
 		for _, v := range c.Volumes {
-			for _, src := range mountedSources(c.Volumes, v.Name) {
+			for _, src := range volumeSources(v) {
 				mark(src.kind, c.Namespace, src.name)
 			}
 		}
