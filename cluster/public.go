@@ -105,3 +105,21 @@ func widePublic(p netip.Prefix) bool {
 	}
 	return true
 }
+
+// PublicJavaPattern tells whether a pattern of the JVM's -Dhttp.nonProxyHosts
+// (where "*" is a wildcard at either end) matches public hosts: "*", "*" before
+// a public suffix of the ICANN section or before nothing (*.com, *com, *.), or
+// a prefix that ends inside a label before its "*" (1*, a*: every address from
+// 1 and 100 to 199, every name that starts with a). 10.* and *.corp.example
+// are one holder's. The policies hold the same predicate in CEL and JMESPath
+// (proxy-policies' _public.tpl).
+func PublicJavaPattern(p string) bool {
+	p = strings.TrimSpace(p)
+	if rest, ok := strings.CutPrefix(p, "*"); ok {
+		return strings.Trim(rest, ".") == "" || PublicSuffix(rest) == SuffixICANN
+	}
+	if prefix, ok := strings.CutSuffix(p, "*"); ok {
+		return !strings.HasSuffix(prefix, ".")
+	}
+	return false
+}

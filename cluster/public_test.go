@@ -34,3 +34,12 @@ func TestPublic(t *testing.T) {
 		assert.False(t, public, entry)
 	}
 }
+
+func TestPublicJavaPattern(t *testing.T) {
+	for _, p := range []string{"*", "*.com", "*com", "*.", "*.co.uk", "1*", "a*", " *.app "} {
+		assert.True(t, PublicJavaPattern(p), p)
+	}
+	for _, p := range []string{"", "10.*", "*.corp.example", "*.svc", "localhost", "*.github.io", "192.168.*"} {
+		assert.False(t, PublicJavaPattern(p), p)
+	}
+}

@@ -120,7 +120,7 @@ func unionNoProxy(clusterValue, own string) (string, []string) {
 		e = strings.TrimSpace(e)
 		switch _, public := cluster.Public(e); {
 		case e == "" || slices.Contains(have, e):
-		case manifest.HasUserInfo(e):
+		case strings.Contains(e, "@") || manifest.HasUserInfo(e):
 			// a proxy URL pasted into the list: no entry, and its password is not
 			// copied into another variable, nor named in the note
 			dropped = append(dropped, withUserInfo)
@@ -148,22 +148,33 @@ func javaHosts(value string) (string, bool) {
 	return strings.ReplaceAll(hosts, `"`, ""), true
 }
 
-// javaMergeSuffix is what policy.mergeNoProxy appends to an own JAVA_TOOL_OPTIONS
-// after the proxy's flags: a last -Dhttp.nonProxyHosts with the own patterns and
-// then the proxy's it lacks (the JVM keeps the last of two -D flags); "" when the
-// own value sets no such flag, or lacks none and holds no wide pattern. An own
-// pattern that sends public hosts direct (*, *.com, 1*: javaWide) is left out
-// of it, and returned. The engines append the same.
-func javaMergeSuffix(own, proxyFlags string) (string, []string) {
+// javaMerge is what policy.mergeNoProxy makes of an own JAVA_TOOL_OPTIONS that
+// sets -Dhttp.nonProxyHosts: suffix, appended after it, is a last such flag (the
+// JVM keeps the last of two -D flags) with the own patterns and then the
+// proxy's they lack. Every engine appends it whenever the own value sets the
+// flag, so that the policies can drop wide patterns from the end of the value
+// in a step of their own. An own pattern that sends public hosts direct (*,
+// *.com, 1*: cluster.PublicJavaPattern) is left out, and returned; lacking
+// says whether the own patterns missed any of the proxy's.
+type javaMerge struct {
+	suffix  string
+	lacking bool
+	dropped []string
+}
+
+// mergeJava computes javaMerge; the zero value when the own value sets no such
+// flag or the proxy's flags name no pattern.
+func mergeJava(own, proxyFlags string) javaMerge {
 	theirs, ok := javaHosts(own)
 	ours, _ := javaHosts(proxyFlags)
 	if !ok || ours == "" {
-		return "", nil
+		return javaMerge{}
 	}
-	var have, dropped []string
+	var m javaMerge
+	var have []string
 	for _, p := range strings.Split(theirs, "|") {
-		if javaWide(p) {
-			dropped = append(dropped, p)
+		if cluster.PublicJavaPattern(p) {
+			m.dropped = append(m.dropped, p)
 		} else if p != "" {
 			have = append(have, p)
 		}
@@ -174,25 +185,9 @@ func javaMergeSuffix(own, proxyFlags string) (string, []string) {
 			extra = append(extra, p)
 		}
 	}
-	if len(extra) == 0 && len(dropped) == 0 {
-		return "", nil
-	}
-	return " " + nonProxyHostsPrefix + strings.Join(append(have, extra...), "|"), dropped
-}
-
-// javaWide tells a -Dhttp.nonProxyHosts pattern that matches public hosts: "*",
-// "*" before a public suffix or nothing (*.com, *com), or a prefix that ends
-// inside a label before its "*" (1*, a*: every address from 1 and 100 to 199,
-// every name that starts with a). 10.* and *.corp.example are one holder's.
-func javaWide(p string) bool {
-	p = strings.TrimSpace(p)
-	if rest, ok := strings.CutPrefix(p, "*"); ok {
-		return strings.Trim(rest, ".") == "" || cluster.PublicSuffix(rest) == cluster.SuffixICANN
-	}
-	if prefix, ok := strings.CutSuffix(p, "*"); ok {
-		return !strings.HasSuffix(prefix, ".")
-	}
-	return false
+	m.lacking = len(extra) > 0
+	m.suffix = " " + nonProxyHostsPrefix + strings.Join(append(have, extra...), "|")
+	return m
 }
 
 // ownNote is what inject reports of a container's own settings.

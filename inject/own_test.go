@@ -109,23 +109,22 @@ func TestStreamOverrideReportsReplaced(t *testing.T) {
 	assert.Contains(t, result.Notes, "Deployment/core container core: its own NO_PROXY (ConfigMap/core-env key NO_PROXY, envFrom) replaced (policy.overrideExisting)")
 }
 
-func TestJavaMergeSuffix(t *testing.T) {
+func TestMergeJava(t *testing.T) {
 	flags := "-Dhttp.proxyHost=p -Dhttp.nonProxyHosts=localhost|*.svc"
-	for own, want := range map[string]string{
-		"-Xmx1g":                          "",
-		"-Dhttp.nonProxyHosts=*.internal": " -Dhttp.nonProxyHosts=*.internal|localhost|*.svc",
-		`-Dhttp.nonProxyHosts="*.internal|localhost"`:          " -Dhttp.nonProxyHosts=*.internal|localhost|*.svc",
-		"-Dhttp.nonProxyHosts=a -Dhttp.nonProxyHosts=b -Xss1m": " -Dhttp.nonProxyHosts=b|localhost|*.svc",
-		"-Dhttp.nonProxyHosts=localhost|*.svc|x":               "",
-		// wide patterns are left out, even when nothing else is missing
-		"-Dhttp.nonProxyHosts=localhost|*.svc|*":        " -Dhttp.nonProxyHosts=localhost|*.svc",
-		"-Dhttp.nonProxyHosts=*.com|10.*|1*|*.internal": " -Dhttp.nonProxyHosts=10.*|*.internal|localhost|*.svc",
+	for own, want := range map[string]javaMerge{
+		"-Xmx1g":                          {},
+		"-Dhttp.nonProxyHosts=*.internal": {suffix: " -Dhttp.nonProxyHosts=*.internal|localhost|*.svc", lacking: true},
+		`-Dhttp.nonProxyHosts="*.internal|localhost"`:          {suffix: " -Dhttp.nonProxyHosts=*.internal|localhost|*.svc", lacking: true},
+		"-Dhttp.nonProxyHosts=a -Dhttp.nonProxyHosts=b -Xss1m": {suffix: " -Dhttp.nonProxyHosts=b|localhost|*.svc", lacking: true},
+		// appended even when nothing is missing, as every engine does
+		"-Dhttp.nonProxyHosts=localhost|*.svc|x": {suffix: " -Dhttp.nonProxyHosts=localhost|*.svc|x"},
+		// wide patterns and empty ones are left out
+		"-Dhttp.nonProxyHosts=localhost||*.svc|*":       {suffix: " -Dhttp.nonProxyHosts=localhost|*.svc", dropped: []string{"*"}},
+		"-Dhttp.nonProxyHosts=*.com|10.*|1*|*.internal": {suffix: " -Dhttp.nonProxyHosts=10.*|*.internal|localhost|*.svc", lacking: true, dropped: []string{"*.com", "1*"}},
 	} {
-		got, _ := javaMergeSuffix(own, flags)
-		assert.Equal(t, want, got, own)
+		assert.Equal(t, want, mergeJava(own, flags), own)
 	}
-	_, wide := javaMergeSuffix("-Dhttp.nonProxyHosts=*.com|10.*|1*|*|*.co.uk|*.corp.example", flags)
-	assert.Equal(t, []string{"*.com", "1*", "*", "*.co.uk"}, wide)
+	assert.Equal(t, javaMerge{}, mergeJava("-Dhttp.nonProxyHosts=*", "-Dhttp.proxyHost=p"), "the proxy's flags name no pattern")
 }
 
 // policy.mergeNoProxy never carries an own entry that sends public hosts around

@@ -130,13 +130,14 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 		case has && mine.ref():
 			// kept as it is: a merge cannot drop an own valueFrom
 		case has && name == "JAVA_TOOL_OPTIONS" && inj.javaOptions != "":
-			suffix, wide := javaMergeSuffix(mine.value, inj.javaOptions)
+			merged := mergeJava(mine.value, inj.javaOptions)
+			suffix, wide := merged.suffix, merged.dropped
 			value := mine.value
 			if mine.secret() {
 				// the kubelet expands $(JAVA_TOOL_OPTIONS) to the envFrom Secret's
 				// value: the flags are joined without the Secret's text in the Pod
 				value = "$(" + name + ")"
-				if suffix != "" {
+				if merged.lacking || len(wide) > 0 {
 					notes = append(notes, ownNote(o.where, name, mine, "keeps its own -Dhttp.nonProxyHosts without the cluster's entries: it comes from a Secret, whose value is never copied into the Pod spec; add the cluster's entries there (proxykit noproxy prints them)"))
 				}
 				suffix = ""
@@ -146,7 +147,7 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 				if o.merge && !o.override {
 					value += suffix
 					notes = append(notes, droppedNote(o.where, name, mine, "-Dhttp.nonProxyHosts pattern", "-Dhttp.nonProxyHosts patterns", wide)...)
-				} else if suffix != "" && !o.override {
+				} else if merged.lacking && !o.override {
 					notes = append(notes, ownNote(o.where, name, mine, "keeps its own -Dhttp.nonProxyHosts, which the JVM reads instead of the proxy's, without the cluster's entries: policy.mergeNoProxy: true merges them"))
 				}
 			}

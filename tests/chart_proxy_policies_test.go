@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 
+	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
@@ -120,6 +122,52 @@ func TestProxyPoliciesNative(t *testing.T) {
 	rules := policy.Spec.MatchConstraints.ResourceRules
 	require.Len(t, rules, 2)
 	assert.Equal(t, []string{"pods/ephemeralcontainers"}, rules[1].Resources)
+}
+
+// TestProxyPoliciesMergeDropsPublicEntriesLast: with policy.mergeNoProxy each
+// engine merges, then drops what sends public hosts around the proxy in a step
+// of its own, which reads the public suffix table once and no NO_PROXY (CEL
+// parses 100,000 code points per expression at most, and the table is 75,000);
+// without the merge there is no such step. TestOwnSettingsAreOneBehaviour runs
+// the steps through the Kyverno CLI against inject.
+func TestProxyPoliciesMergeDropsPublicEntriesLast(t *testing.T) {
+	java := strings.Replace(fixture.PolicyValuesPlain, "proxy:\n", "proxy:\n  runtimes: [java]\n", 1)
+	merged := java + "policy: {mergeNoProxy: true}\n"
+	table, err := proxykit.Call{Helper: "proxykit.noProxy.icannSuffixes"}.Include()
+	require.NoError(t, err)
+
+	policy := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, merged), "inject-proxy-env")
+	require.Len(t, policy.Spec.Mutations, 3, "the env, the drop, the record")
+	drop := policy.Spec.Mutations[1].JSONPatch.Expression
+	assert.True(t, strings.HasPrefix(drop, "["+strconv.Quote(table)+"].map(psl, "), "the table, bound once")
+	assert.Equal(t, 1, strings.Count(drop, table))
+	assert.NotContains(t, drop, fixture.PolicyNoProxy, "only the length of the cluster's NO_PROXY: the own part is what follows it")
+	assert.Less(t, len(drop), 100000)
+	for _, list := range []string{"containers", "initContainers", "ephemeralContainers"} {
+		assert.Contains(t, drop, "lists.range(size(object.spec."+list+"))")
+	}
+	assert.Contains(t, drop, fmt.Sprintf(`c.env[j].value.size() > %d && c.env[j].value.substring(%d).startsWith(",")`, len(fixture.PolicyNoProxy), len(fixture.PolicyNoProxy)))
+	assert.Contains(t, drop, `c.env[j].name == "JAVA_TOOL_OPTIONS"`, "with proxy.runtimes java, the appended -Dhttp.nonProxyHosts too")
+	require.Len(t, proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, java), "inject-proxy-env").Spec.Mutations, 2, "no merge, no drop")
+
+	p := fixture.DecodePolicy(t, fixture.Render(t, fixture.ProxyPolicies, merged+fixture.ClusterPolicyKind), "inject-proxy-env")
+	var names []string
+	for _, rule := range p.Spec.Rules {
+		names = append(names, rule.Name)
+		if strings.HasPrefix(rule.Name, "drop-public-") {
+			require.Len(t, rule.Mutate.Foreach, 2, "NO_PROXY and its twin, then JAVA_TOOL_OPTIONS")
+			for _, f := range rule.Mutate.Foreach {
+				assert.Equal(t, 1, strings.Count(fmt.Sprint(f.Foreach), table), "the table once per patch")
+			}
+		}
+	}
+	assert.Equal(t, []string{
+		"join-java-create-containers", "inject-create-containers", "drop-public-create-containers",
+		"join-java-create-init-containers", "inject-create-init-containers", "drop-public-create-init-containers",
+		"join-java-create-ephemeral-containers", "inject-create-ephemeral-containers", "drop-public-create-ephemeral-containers",
+		"join-java-debug-ephemeral-containers", "inject-debug-ephemeral-containers", "drop-public-debug-ephemeral-containers",
+		"record-proxy-config",
+	}, names, "the drop after the rules that merge, which it reads")
 }
 
 func TestProxyPoliciesScope(t *testing.T) {

@@ -64,7 +64,21 @@ func TestPublicSuffixLibraryAgreesWithGo(t *testing.T) {
 	answers := map[string]string{}
 	require.NoError(t, json.Unmarshal([]byte(out), &answers))
 	words := map[cluster.Suffix]string{cluster.SuffixNone: "", cluster.SuffixICANN: "icann", cluster.SuffixPrivate: "private"}
+	bars, err := proxykit.Call{Helper: "proxykit.noProxy.icannSuffixes"}.Include()
+	require.NoError(t, err)
 	for _, name := range names {
 		assert.Equal(t, words[cluster.PublicSuffix(name)], answers[name], name)
+		assert.Equal(t, cluster.PublicSuffix(name) == cluster.SuffixICANN, barsHold(bars, name), "icannSuffixes: %s", name)
 	}
+}
+
+// barsHold is the lookup the policies' engines make in
+// proxykit.noProxy.icannSuffixes, written as its doc comment says.
+func barsHold(bars, name string) bool {
+	has := func(rule string) bool { return strings.Contains(bars, "|"+rule+"|") }
+	_, parent, ok := strings.Cut(name, ".")
+	if !ok {
+		return has(name) || has("*."+name)
+	}
+	return has(name) || has("*."+parent) && !has("!"+name)
 }

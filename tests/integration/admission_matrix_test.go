@@ -299,20 +299,21 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 		})
 
 		// policy.mergeNoProxy: an own NO_PROXY keeps its entries after the cluster's, and
-		// so does the twin copied from it, and the JVM's own -Dhttp.nonProxyHosts; every
-		// engine and inject alike
+		// so does the twin copied from it, and the JVM's own -Dhttp.nonProxyHosts, but for
+		// those that send public hosts around the proxy (*, .com, 0.0.0.0/0); every engine
+		// and inject alike
 		merged := moved + "policy: {mergeNoProxy: true}\n"
 		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, e2eRelease{rel.name, rel.chart, rel.namespace, merged}), rel.chart, rel.name), "helm upgrade, mergeNoProxy")
-		own := fixture.Ctr("own", fixture.Val("NO_PROXY", ".internal, sso.corp.internal,localhost"), fixture.Val("HTTP_PROXY", ""),
-			fixture.Val("JAVA_TOOL_OPTIONS", `-Xmx64m -Dhttp.nonProxyHosts="*.internal|localhost"`))
+		own := fixture.Ctr("own", fixture.Val("NO_PROXY", ".internal, sso.corp.internal,localhost,*,.com,0.0.0.0/0"), fixture.Val("HTTP_PROXY", ""),
+			fixture.Val("JAVA_TOOL_OPTIONS", `-Xmx64m -Dhttp.nonProxyHosts="*.internal|localhost|*"`))
 		movedWant := []corev1.EnvVar{}
 		for _, e := range want {
 			e.Value = strings.ReplaceAll(e.Value, cell.proxyHost(), "moved-"+cell.proxyHost())
 			movedWant = append(movedWant, e)
 		}
 		expected := fixture.ExpectedEnv(own.Env, movedWant, fixture.Injection{MergeNoProxy: true})
-		require.True(t, strings.HasSuffix(fixture.EnvMap(expected)["no_proxy"].Value, ",.internal,sso.corp.internal"), "the rule written out merges")
-		require.Contains(t, fixture.EnvMap(expected)["JAVA_TOOL_OPTIONS"].Value, ` -Xmx64m -Dhttp.nonProxyHosts="*.internal|localhost" -Dhttp.nonProxyHosts=*.internal|localhost|127.*|`, "and the JVM's own flag")
+		require.True(t, strings.HasSuffix(fixture.EnvMap(expected)["no_proxy"].Value, ",.internal,sso.corp.internal"), "the rule written out merges, and drops the wide entries")
+		require.Contains(t, fixture.EnvMap(expected)["JAVA_TOOL_OPTIONS"].Value, ` -Xmx64m -Dhttp.nonProxyHosts="*.internal|localhost|*" -Dhttp.nonProxyHosts=*.internal|localhost|127.*|`, "and the JVM's own flag, without *")
 		waitForPod(t, cp, "apps", own, func(p corev1.Pod) bool { return reflect.DeepEqual(p.Spec.Containers[0].Env, expected) })
 		if cell.engine.native {
 			var values map[string]any

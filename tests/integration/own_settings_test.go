@@ -32,6 +32,12 @@ func ownSettingsPods() []corev1.Pod {
 		fixture.Pod("own-java", "apps", nil,
 			fixture.Ctr("hosts", fixture.Val("JAVA_TOOL_OPTIONS", `-Xmx64m -Dhttp.nonProxyHosts="*.internal|localhost"`)),
 			fixture.Ctr("plain", fixture.Val("JAVA_TOOL_OPTIONS", "-Xmx64m"))),
+		// entries that send public hosts around the proxy, or hold a password: a merge drops them
+		fixture.Pod("wide", "apps", nil,
+			fixture.Ctr("entries", fixture.Val("NO_PROXY", "localhost, *,.com,0.0.0.0/0,::/0,co.uk:443,.corp.example,http://u:p@proxy.corp:8080,10.0.0.0/8,1.0.0.0/7,fd00::/8,2000::/3,*.app,github.io,::ffff:0:0/96,..io,foo.ck,www.ck,CO.UK.")),
+			fixture.Ctr("twin", fixture.Val("no_proxy", "*,.internal")),
+			fixture.Ctr("jvm", fixture.Val("JAVA_TOOL_OPTIONS", "-Dhttp.nonProxyHosts=*|*.com|1*|10.*|*.corp.example|*co.uk -Xss1m")),
+			fixture.Ctr("empties", fixture.Val("JAVA_TOOL_OPTIONS", "-Dhttp.nonProxyHosts=*.internal||localhost|"))),
 	}
 }
 

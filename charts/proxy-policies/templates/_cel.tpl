@@ -102,10 +102,14 @@ For each container not named in proxykit.io/skip-containers:
   valueFrom is kept);
 - with policy.mergeNoProxy an own plain NO_PROXY (and a twin copied from one)
   becomes the cluster's NO_PROXY and then the own entries it lacks: the union
-  inject and fixture.UnionNoProxy compute;
+  inject and fixture.UnionNoProxy compute, less what sends public hosts around
+  the proxy, which the next mutation drops (proxy-policies.cel.dropPublic);
 - with proxy.runtimes java, an own JAVA_TOOL_OPTIONS value is kept after the proxy
   flags ("<flags> <own>": the JVM keeps the last of two -D flags), once: a value
   that starts with the flags is left alone; one from valueFrom is kept as it is.
+  With policy.mergeNoProxy (no override) an own -Dhttp.nonProxyHosts gets a last
+  one after it, its own patterns and then the proxy's it lacks, always (so that
+  the next mutation knows where to drop wide patterns).
   With policy.overrideExisting the flags go after it ("<own> <flags>"), so that
   they win over older proxy flags the container carries.
 Each container's env is scanned once (idx: the places of the entries the policy
@@ -149,7 +153,7 @@ Input: the root context. Output: YAML list.
 {{- if gt (len $javaParts) 1 }}{{ range $p := splitList "|" (replace "\"" "" (first (splitList " " (last $javaParts)))) }}{{ if $p }}{{ $javaHosts = append $javaHosts $p }}{{ end }}{{ end }}{{ end -}}
 {{- $javaMerge := and $merge (not $s.override) (gt (len $javaHosts) 0) -}}
 {{- if $javaMerge -}}
-  {{- $joined = printf "%s + [x.value.split(\"-Dhttp.nonProxyHosts=\")].map(parts, size(parts) < 2 ? \"\" : [parts[size(parts) - 1].split(\" \")[0].replace(\"\\\"\", \"\")].map(theirs, [jhosts.filter(p, !(p in theirs.split(\"|\")))].map(extra, size(extra) == 0 ? \"\" : \" -Dhttp.nonProxyHosts=\" + theirs + \"|\" + extra.join(\"|\"))[0])[0])[0]" $joined -}}
+  {{- $joined = printf "%s + [x.value.split(\"-Dhttp.nonProxyHosts=\")].map(parts, size(parts) < 2 ? \"\" : [parts[size(parts) - 1].split(\" \")[0].replace(\"\\\"\", \"\")].map(theirs, [jhosts.filter(p, !(p in theirs.split(\"|\")))].map(extra, \" -Dhttp.nonProxyHosts=\" + theirs + (size(extra) == 0 ? \"\" : \"|\" + extra.join(\"|\")))[0])[0])[0]" $joined -}}
 {{- end -}}
 {{- if $s.override -}}
   {{- /* with policy.overrideExisting the flags go last, and win over older proxy flags of the container's own */ -}}
@@ -206,6 +210,11 @@ Input: the root context. Output: YAML list.
       has(object.metadata.annotations) ? [JSONPatch{op: "add", path: "/metadata/annotations/" + jsonpatch.escapeKey({{ toJson $annotation }}), value: {{ toJson $record }}}] :
       [JSONPatch{op: "add", path: "/metadata/annotations", value: {{ "{" }}{{ toJson $annotation }}: {{ toJson $record }}{{ "}" }}}])
       {{- end }}
+{{- $noProxy := "" -}}
+{{- range $e := $env }}{{ if and (eq $e.name "NO_PROXY") (hasKey $e "value") }}{{ $noProxy = $e.value }}{{ end }}{{ end -}}
+{{- if and $merge (or $noProxy $javaMerge) }}
+{{ include "proxy-policies.cel.dropPublic" (dict "context" . "noProxy" $noProxy "java" (ternary $java "" $javaMerge) "lists" $lists) }}
+{{- end }}
 {{- if or (not $s.credentials) $mount }}
 # one apply configuration for every list (one merge per request); an absent list stays absent
 - patchType: ApplyConfiguration
@@ -272,4 +281,47 @@ Input: the root context. Output: YAML list.
   {{- end -}}
 {{- end -}}
 {{- $mutations -}}
+{{- end -}}
+
+{{/*
+proxy-policies.cel.dropPublic — with policy.mergeNoProxy, the mutation after the env's: it
+drops from every merged value what sends public hosts around the proxy (or holds a
+password), as inject does (proxy-policies.cel.publicEntry, publicJavaPattern). A merged
+NO_PROXY or no_proxy is the cluster's value, then ",", then the own entries it lacked: only
+values longer than the cluster's are read, and only their own part. A merged
+JAVA_TOOL_OPTIONS starts with the proxy's flags and ends with the -Dhttp.nonProxyHosts the
+merge appended: only its patterns are read. Other Pods pay one comparison of lengths per
+variable. Its own expression, because the table is 75,000 characters.
+Input: dict "context" $ "noProxy" <the cluster's NO_PROXY or ""> "java" <the proxy's
+JAVA_TOOL_OPTIONS when its flag is merged, or ""> "lists" <container lists>.
+Output: YAML list item.
+*/}}
+{{- define "proxy-policies.cel.dropPublic" -}}
+{{- $n := len (splitList "" .noProxy) -}}
+{{- $f := len (splitList "" .java) -}}
+{{- $flag := "-Dhttp.nonProxyHosts=" -}}
+# policy.mergeNoProxy: the entries a merge carried that send public hosts around the proxy dropped
+- patchType: JSONPatch
+  jsonPatch:
+    expression: >-
+      [{{ include "proxykit.noProxy.icannSuffixes" dict | toJson }}].map(psl, [{{ toJson .java }}].map(flags, [{{ include "proxy-policies.cel.skipContainers" .context }}].map(skip,
+      {{- range $i, $list := .lists }}
+      {{- $base := printf "\"/spec/%s/\" + string(i) + \"/env/\" + string(j)" $list }}
+      {{ if $i }}+ {{ end }}(!has(object.spec.{{ $list }}) ? [] :
+      lists.range(size(object.spec.{{ $list }})).map(i, [object.spec.{{ $list }}[i]].map(c,
+      c.name in skip || !has(c.env) ? [] :
+      {{- if $.noProxy }}
+      lists.range(size(c.env)).filter(j, (c.env[j].name == "NO_PROXY" || c.env[j].name == "no_proxy") && !has(c.env[j].valueFrom) && has(c.env[j].value) && c.env[j].value.size() > {{ $n }} && c.env[j].value.substring({{ $n }}).startsWith(","))
+      .map(j, [c.env[j].value.substring({{ $n }} + 1).split(",").filter(e, e != "" && !{{ include "proxy-policies.cel.publicEntry" (dict "entry" "e" "table" "psl") }})]
+      .map(keep, [c.env[j].value.substring(0, {{ $n }}) + keep.map(e, "," + e).join("")].map(v, v == c.env[j].value ? [] : [JSONPatch{op: "replace", path: {{ $base }} + "/value", value: v}])[0])[0])
+      {{- else }} []
+      {{- end }}
+      {{- if $.java }}
+      + lists.range(size(c.env)).filter(j, c.env[j].name == "JAVA_TOOL_OPTIONS" && !has(c.env[j].valueFrom) && has(c.env[j].value) && c.env[j].value.size() > {{ $f }} && c.env[j].value.startsWith(flags) && c.env[j].value.substring({{ $f }}).contains({{ toJson $flag }}))
+      .map(j, [c.env[j].value.lastIndexOf({{ toJson $flag }}) + {{ len $flag }}].map(at, [c.env[j].value.substring(at).split("|").filter(p, p != "" && !{{ include "proxy-policies.cel.publicJavaPattern" (dict "pattern" "p" "table" "psl") }})]
+      .map(keep, [c.env[j].value.substring(0, at) + keep.join("|")].map(v, v == c.env[j].value ? [] : [JSONPatch{op: "replace", path: {{ $base }} + "/value", value: v}])[0])[0])[0])
+      {{- end }}
+      )[0]).flatten().flatten())
+      {{- end }}
+      )[0])[0])[0]
 {{- end -}}

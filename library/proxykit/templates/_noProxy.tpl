@@ -325,6 +325,23 @@ Output: "icann" (com, .io, co.uk, ck, foo.ck), "private" (github.io, vercel.app)
 {{- end -}}
 
 {{/*
+proxykit.noProxy.icannSuffixes — the rules of the public suffix list's ICANN section as one
+string, each between bars: "|ac|com.ac|*.ck|!www.ck|...|". For engines that look a name up
+with a substring search (the policies' CEL and JMESPath, where a string literal is a
+constant and a map literal is built anew on every request): a name n is a suffix when
+"|n|" is in it; or, for a name of one label, "|*.n|" (ck, whose names all sit under *.ck);
+or, for a longer one, "|*.<n's parent>|" is and "|!n|" is not (foo.ck, but not www.ck).
+Input:  none (dict).
+Output: the string.
+*/}}
+{{- define "proxykit.noProxy.icannSuffixes" -}}
+{{- $table := include "proxykit.noProxy.publicSuffixes" dict | fromJson -}}
+{{- $rules := list -}}
+{{- range $rule := keys $table | sortAlpha }}{{ if eq (index $table $rule) "i" }}{{ $rules = append $rules $rule }}{{ end }}{{ end -}}
+|{{ join "|" $rules }}|
+{{- end -}}
+
+{{/*
 proxykit.noProxy.widePublic — whether a CIDR (canonical) is wider than any one holder's
 block and holds public addresses: IPv4 wider than /8, IPv6 wider than /32 outside
 fc00::/7 (unique local) and fe80::/10 (link-local). The same verdict as Go's cluster.Public.
