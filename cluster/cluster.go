@@ -29,6 +29,13 @@ type Facts struct {
 	Namespaces []string `json:"namespaces,omitempty"`
 }
 
+// CheckOption makes Facts a proxytest.CheckOption: until 0.6 the facts were
+// the second argument of proxytest.Check and AssertProxyReady, and tests
+// written so still compile.
+//
+// Deprecated: pass proxytest.WithCluster(facts).
+func (Facts) CheckOption() {}
+
 // Targets are the destinations NO_PROXY must send around the proxy, as URLs:
 // loopback, the API server, names under the domain with and without the trailing
 // dot, the first, middle and last address of every network, and with Metadata the

@@ -75,13 +75,18 @@ func VariablesFromValues(values map[string]any) ([]string, error) {
 	return manifest.VariablesFromValues(values)
 }
 
-// CheckOption changes what Check and AssertProxyReady judge against.
-type CheckOption func(*checkOptions)
+// CheckOption changes what Check and AssertProxyReady judge against:
+// WithCluster, ExpectVariables, NoProxyBudget, NoWorkloads. A Cluster given as
+// one is WithCluster of it, so that tests written against 0.6, where the facts
+// were the second argument (Check(m, c), AssertProxyReady(t, m, c)), still
+// compile and judge the same; that form is deprecated.
+type CheckOption interface{ CheckOption() }
 
-// AssertOption is the former name of CheckOption.
-//
-// Deprecated: use CheckOption; it goes in the release after 0.7.
-type AssertOption = CheckOption
+// checkFunc is every option of this package.
+type checkFunc func(*checkOptions)
+
+// CheckOption marks checkFunc as a CheckOption.
+func (checkFunc) CheckOption() {}
 
 type checkOptions struct {
 	rules       []rules.Option
@@ -91,30 +96,35 @@ type checkOptions struct {
 // WithCluster judges NO_PROXY against these facts instead of m.Cluster, the
 // facts the library read in the render (zero after Parse).
 func WithCluster(c Cluster) CheckOption {
-	return func(o *checkOptions) { o.rules = append(o.rules, rules.WithCluster(c)) }
+	return checkFunc(func(o *checkOptions) { o.rules = append(o.rules, rules.WithCluster(c)) })
 }
 
 // ExpectVariables is the proxy variables every container must have, in the
 // order of ProxyVariables; nil expects all six (see rules.ExpectVariables).
 func ExpectVariables(names []string) CheckOption {
-	return func(o *checkOptions) { o.rules = append(o.rules, rules.ExpectVariables(names)) }
+	return checkFunc(func(o *checkOptions) { o.rules = append(o.rules, rules.ExpectVariables(names)) })
 }
 
 // NoProxyBudget judges NO_PROXY against budget characters instead of what one
 // environment string holds (see rules.NoProxyBudget): 1023 for a chart whose
 // NO_PROXY also reaches nodes through pam_env, 2047 through Ignition.
 func NoProxyBudget(budget int) CheckOption {
-	return func(o *checkOptions) { o.rules = append(o.rules, rules.NoProxyBudget(budget)) }
+	return checkFunc(func(o *checkOptions) { o.rules = append(o.rules, rules.NoProxyBudget(budget)) })
 }
 
 // NoWorkloads says the chart renders no container on purpose (policies, CRDs,
 // Secrets only): AssertProxyReady then passes a render without one.
-func NoWorkloads() CheckOption { return func(o *checkOptions) { o.noWorkloads = true } }
+func NoWorkloads() CheckOption { return checkFunc(func(o *checkOptions) { o.noWorkloads = true }) }
 
 func collect(opts []CheckOption) checkOptions {
 	var o checkOptions
 	for _, opt := range opts {
-		opt(&o)
+		switch opt := opt.(type) {
+		case checkFunc:
+			opt(&o)
+		case Cluster:
+			WithCluster(opt).(checkFunc)(&o)
+		}
 	}
 	return o
 }

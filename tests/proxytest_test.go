@@ -24,7 +24,7 @@ func TestEveryChartIsProxyReady(t *testing.T) {
 				m := proxytest.Render(t, chart, proxytest.Values(string(values)), proxytest.Values("native: {enabled: true, secretNamespaces: [apps]}"), proxytest.Release(fixture.Release, fixture.Namespace), proxytest.EmbeddedLibrary())
 				require.NotEmpty(t, m.Objects)
 				// the containers that leave the proxy out on purpose say so with proxykit.io/skip-containers
-				var opts []proxytest.AssertOption
+				var opts []proxytest.CheckOption
 				if chart == fixture.ProxyPolicies || chart == fixture.ClusterProxy {
 					opts = append(opts, proxytest.NoWorkloads()) // policies and per-cluster Secrets
 				}
