@@ -24,7 +24,7 @@ import (
 // out, each with a note that says where it was found and how to call it
 // instead: NO_PROXY would send every host under it around the proxy. known
 // are the namespaces the values say the cluster has (cluster.namespaces).
-func calledHosts(m *manifest.Manifests, services, known []string) (hosts, notes []string, err error) {
+func calledHosts(m *manifest.Manifests, services, known []string) (hosts []string, notes []objectNote, err error) {
 	covered := map[string]bool{} // the Services' own forms, which serviceHosts added, and the hosts found so far
 	for _, s := range services {
 		ns, name, _ := strings.Cut(s, "/")
@@ -35,9 +35,9 @@ func calledHosts(m *manifest.Manifests, services, known []string) (hosts, notes 
 	length, from := 0, map[string]int{} // NO_PROXY bytes the hosts take, and how many hosts each place gave
 	// who calls: a container's own calls, then the ConfigMaps and Secrets no
 	// container reads, which a sidecar may load at run time (Grafana's data sources)
-	read := func(who string, calls []manifest.Call, lists []string) {
+	read := func(who string, about objectRef, calls []manifest.Call, lists []string) {
 		for _, list := range lists {
-			notes = append(notes, fmt.Sprintf("%s: not read for calls, so none of its hosts was added to NO_PROXY: %s (a value or file naming more than %d hosts is a list of hosts, and at most %d hosts are read for a container, and for the objects no container reads)", who, list, manifest.MaxHostsPerSource, manifest.MaxCallsPerContainer))
+			notes = append(notes, about.orWhere(list).note("%s: not read for calls, so none of its hosts was added to NO_PROXY: %s (a value or file naming more than %d hosts is a list of hosts, and at most %d hosts are read for a container, and for the objects no container reads)", who, list, manifest.MaxHostsPerSource, manifest.MaxCallsPerContainer))
 		}
 		for _, call := range calls {
 			host := strings.TrimSuffix(call.Host, ".")
@@ -57,16 +57,16 @@ func calledHosts(m *manifest.Manifests, services, known []string) (hosts, notes 
 				if !strings.Contains(host, ".") {
 					svc = host + ".<namespace>.svc"
 				}
-				notes = append(notes, fmt.Sprintf("%s calls %s (%s): left out of NO_PROXY, since %s; if it is a Service, call it as %s", who, call.HostPort(), call.Where, why, svc))
+				notes = append(notes, about.orWhere(call.Where).note("%s calls %s (%s): left out of NO_PROXY, since %s; if it is a Service, call it as %s", who, call.HostPort(), call.Where, why, svc))
 			}
 		}
 	}
 	for _, c := range m.Containers() {
 		calls, lists := m.ReadCalls(c)
-		read(c.Object+" container "+c.Name, calls, lists)
+		read(c.Object+" container "+c.Name, objectRef{c.Object, c.Namespace}, calls, lists)
 	}
 	loose, lists := m.LooseCalls()
-	read("the release", loose, lists)
+	read("the release", objectRef{}, loose, lists)
 	if length > manifest.MaxEnvString {
 		// the library would refuse the NO_PROXY anyway: say so before rendering
 		// tens of thousands of entries, naming where most of them were found

@@ -210,11 +210,11 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	if err != nil {
 		return nil, result, err
 	}
-	var calledNotes []string
+	var calledNotes []objectNote
 	if result.Called, calledNotes, err = calledHosts(view, services, known); err != nil {
 		return nil, result, err
 	}
-	result.Notes = append(result.Notes, calledNotes...)
+	result.Notes = append(result.Notes, texts(calledNotes)...)
 	if len(result.Called) > 0 {
 		hosts = strings.TrimPrefix(hosts+","+strings.Join(result.Called, ","), ",")
 	}
@@ -240,12 +240,19 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	secretsWanted := map[string]*hookReaders{} // namespace ("" for the release's) with a Secret needed -> the Helm hooks that read it
 	for _, doc := range docs {
 		changed, n := false, 0
+		var notes []string // what the annotation says of this object
+		for _, note := range calledNotes {
+			if note.about(doc, doc.namespace(opts.Namespace)) {
+				notes = append(notes, note.text)
+			}
+		}
 		if doc.object != nil && inj.enabled {
 			if tmpl, ok := manifest.FindPodTemplate(doc.object); ok {
-				var notes []string
-				changed, n, notes, err = inj.podTemplate(tmpl, containerOptions{override: override, merge: merge, view: view,
+				var own []string
+				changed, n, own, err = inj.podTemplate(tmpl, containerOptions{override: override, merge: merge, view: view,
 					namespace: doc.namespace(opts.Namespace), where: doc.kind() + "/" + doc.meta("name")})
-				result.Notes = append(result.Notes, notes...)
+				result.Notes = append(result.Notes, own...)
+				notes = append(own, notes...)
 				if err != nil {
 					return nil, result, fmt.Errorf("%s %s: %w", doc.kind(), doc.meta("name"), err)
 				}
@@ -261,6 +268,9 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 			}
 		}
 		result.Containers += n
+		if annotateNotes(doc, notes) {
+			changed = true
+		}
 		if !changed {
 			out = append(out, doc.raw)
 			continue

@@ -206,7 +206,7 @@ func TestStreamCredentials(t *testing.T) {
 	assert.Equal(t, []string{"jobs/web-proxy-credentials", "shop/web-proxy-credentials"}, result.Secrets)
 	assert.Contains(t, out, "name: web-proxy-credentials")
 	_, _, err := Stream([]byte(strings.ReplaceAll(workloads, "app.kubernetes.io/instance", "x")), Options{Values: values(t, creds), Namespace: "shop"})
-	assert.ErrorContains(t, err, "--release")
+	assert.ErrorContains(t, err, "set Options.Release")
 	assert.NotContains(t, err.Error(), "Zq")
 
 	// the release namespace unknown: the Secret has none either, so Helm puts it beside the objects

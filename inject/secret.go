@@ -54,7 +54,7 @@ func (inj *injection) secrets(docs []document, wanted map[string]*hookReaders, r
 		return nil, nil
 	}
 	if release == "" {
-		return nil, fmt.Errorf("the proxy URLs carry credentials, which go into a Secret named after the release, and the release name is unknown (the objects carry no common app.kubernetes.io/instance label): pass --release NAME")
+		return nil, &OptionError{Option: "Release", Message: "the proxy URLs carry credentials, which go into a Secret named after the release, and the release name is unknown (the objects carry no common app.kubernetes.io/instance label)"}
 	}
 	namespaces := slices.Sorted(maps.Keys(wanted))
 	var out []secret

@@ -124,6 +124,7 @@ func fileArg(args []string) string {
 var optionFlags = map[string]string{
 	"CAPICluster": "--capi-cluster",
 	"Namespace":   "-n NAMESPACE (to helm: --post-renderer-args -n --post-renderer-args NAMESPACE) or set HELM_NAMESPACE",
+	"Release":     "--release NAME (to helm: --post-renderer-args --release --post-renderer-args NAME)",
 }
 
 // flagError turns a package's OptionError into the flag a user passes.

@@ -7,8 +7,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit/inject"
+	"github.com/proxykit/proxykit/manifest"
 )
 
 // injectOptions are the flags of `proxykit inject`.
@@ -18,7 +20,10 @@ type injectOptions struct {
 	namespace string
 	release   string
 	quiet     bool
-	file      string // "": standard input
+	// failInOutput turns an error into a document Helm fails on (helmFailure):
+	// Helm 4 shows no post-renderer plugin's standard error, and the plugin sets it.
+	failInOutput bool
+	file         string // "": standard input
 }
 
 func newInjectCmd(s streams) *cobra.Command {
@@ -42,6 +47,7 @@ func newInjectCmd(s streams) *cobra.Command {
 	cmd.Flags().StringVarP(&o.namespace, "namespace", "n", "", "the release namespace, where objects without one are (default $HELM_NAMESPACE)")
 	cmd.Flags().StringVar(&o.release, "release", "", "the release name, which names the credentials Secret (default: the objects' app.kubernetes.io/instance label)")
 	cmd.Flags().BoolVarP(&o.quiet, "quiet", "q", false, "print no summary on standard error")
+	cmd.Flags().BoolVar(&o.failInOutput, "fail-in-output", false, "on an error, write a document Helm fails to read, whose error names it, and exit 0 (Helm 4 shows no plugin's standard error; its plugin sets this)")
 	return cmd
 }
 
@@ -54,6 +60,42 @@ func (o *injectOptions) complete(_ *cobra.Command, args []string) error {
 func (o *injectOptions) validate() error { return nil }
 
 func (o *injectOptions) run(context.Context) error {
+	err := o.inject()
+	if err == nil || !o.failInOutput {
+		return err
+	}
+	// the message as main prints it, redacted the same way
+	msg := manifest.RedactUserInfo(err.Error())
+	fmt.Fprintf(o.ErrOut, "proxykit inject: %s\n", msg)
+	doc, err := helmFailure("proxykit inject failed: " + msg)
+	if err != nil {
+		return err
+	}
+	_, err = o.Out.Write(doc)
+	return err
+}
+
+// helmFailure is a document that makes Helm fail with msg in its error. Helm
+// 4 runs a post-renderer plugin with its standard error in a buffer it never
+// shows ("plugin exited with error"), and drops the output of one that exits
+// non-zero; but it names a document it cannot read by the file its
+// postrenderer.helm.sh/postrender-filename annotation gives, and no Kubernetes
+// object has a list for its kind. Helm 4.3 prints:
+//
+//	Error: YAML parse error on proxykit inject failed: ...: error unmarshaling JSON: ...
+func helmFailure(msg string) ([]byte, error) {
+	return yaml.Marshal(map[string]any{
+		"apiVersion": "v1",
+		"kind":       []string{"ProxykitInjectFailed"},
+		"metadata": map[string]any{
+			"name":        "proxykit-inject-failed",
+			"annotations": map[string]string{"postrenderer.helm.sh/postrender-filename": msg},
+		},
+	})
+}
+
+// inject is the command's work: the stream, injected, on standard output.
+func (o *injectOptions) inject() error {
 	text, err := readManifests(o.file, o.In)
 	if err != nil {
 		return err
