@@ -54,7 +54,7 @@ func PublicSuffix(name string) Suffix {
 // A provider's suffix (github.io, googleapis.com) is not: operators bypass
 // their cloud's endpoints on purpose (Private Google Access, S3 gateway
 // endpoints, Private Link), and the library lets them; it is never a host
-// of the cluster (Call.InCluster), and inject never adds one from a call.
+// of the cluster (manifest.Places), and inject never adds one from a call.
 // The library holds the same predicate in templates: proxykit.noProxy.entry
 // refuses what proxykit.noProxy.publicSuffix ("icann") and
 // proxykit.noProxy.widePublic judge so.

@@ -17,20 +17,20 @@ import (
 // single label (another release's Service, called from its namespace) and
 // name.namespace. Sorted, each once. A name ending in .svc or the cluster
 // domain is the library's .svc and domain entries', the stream's Services
-// ("namespace/name") serviceHosts'. A host that is a public suffix (app,
-// github.io), or name.namespace whose namespace is a top-level domain that is
-// neither the release's nor one the stream creates (vault.security, github.com:
-// Call.InCluster), is left
-// out, each with a note that says where it was found and how to call it
-// instead: NO_PROXY would send every host under it around the proxy. known
-// are the namespaces the values say the cluster has (cluster.namespaces).
+// ("namespace/name") serviceHosts'. manifest.Places places each call: a host
+// it cannot place (PlaceUnknown: a single label that is a public suffix, app;
+// name.namespace whose namespace is a top-level domain that is neither the
+// release's, nor one the stream creates, nor one of known: vault.security) is
+// left out, with a note that says where it was found and how to place it:
+// NO_PROXY would send every host under it around the proxy. known are the
+// namespaces the values say the cluster has (cluster.namespaces).
 func calledHosts(m *manifest.Manifests, services, known []string) (hosts []string, notes []objectNote, err error) {
 	covered := map[string]bool{} // the Services' own forms, which serviceHosts added, and the hosts found so far
 	for _, s := range services {
 		ns, name, _ := strings.Cut(s, "/")
 		covered[name], covered[name+"."+ns] = true, true
 	}
-	declared := append(m.KnownNamespaces(), known...)
+	places := manifest.NewPlaces(cluster.Facts{Namespaces: append(m.KnownNamespaces(), known...)}, services)
 	noted := map[string]bool{}
 	length, from := 0, map[string]int{} // NO_PROXY bytes the hosts take, and how many hosts each place gave
 	// who calls: a container's own calls, then the ConfigMaps and Secrets no
@@ -44,20 +44,17 @@ func calledHosts(m *manifest.Manifests, services, known []string) (hosts []strin
 			if strings.Count(host, ".") > 1 || strings.HasSuffix(host, ".svc") || covered[host] {
 				continue
 			}
-			if call.InCluster("", declared...) {
+			switch places.Of(call) {
+			case manifest.PlaceInCluster:
 				covered[host] = true
 				hosts = append(hosts, host)
 				length += len(host) + 1
 				from[call.Where]++
-				continue
-			}
-			if why := publicHost(host); why != "" && call.HTTP() && !noted[host] {
-				noted[host] = true
-				svc := host + ".svc"
-				if !strings.Contains(host, ".") {
-					svc = host + ".<namespace>.svc"
+			case manifest.PlaceUnknown:
+				if !noted[host] {
+					noted[host] = true
+					notes = append(notes, about.orWhere(call.Where).note("%s calls %s (%s): left out of NO_PROXY, since %s", who, call.HostPort(), call.Where, unplaced(host)))
 				}
-				notes = append(notes, about.orWhere(call.Where).note("%s calls %s (%s): left out of NO_PROXY, since %s; if it is a Service, call it as %s", who, call.HostPort(), call.Where, why, svc))
 			}
 		}
 	}
@@ -99,16 +96,14 @@ func knownNamespaces(values map[string]any) ([]string, error) {
 	return facts.Namespaces, nil
 }
 
-// publicHost says why a single-label or name.namespace host may be public: it
-// is a public suffix, or its last label is a top-level domain; "" otherwise.
-func publicHost(host string) string {
-	if cluster.PublicSuffix(host) != cluster.SuffixNone {
-		return host + " is a public suffix, and NO_PROXY would send every host under it around the proxy"
+// unplaced says why a host manifest.PlaceUnknown places stays out of
+// NO_PROXY, and how to place it.
+func unplaced(host string) string {
+	name, ns, dotted := strings.Cut(host, ".")
+	if !dotted {
+		return host + " is a public suffix, and NO_PROXY would send every host under it around the proxy; if it is a Service, call it as " + host + ".<namespace>.svc"
 	}
-	if _, tld, ok := strings.Cut(host, "."); ok && cluster.PublicSuffix(tld) == cluster.SuffixICANN {
-		return "." + tld + " is a top-level domain, so " + host + " may be a public host"
-	}
-	return ""
+	return fmt.Sprintf(".%s is a top-level domain, so %s may be a public host; if it is Service %s in namespace %s, list %s in cluster.namespaces (proxykit discover does), or call it as %s.svc", ns, host, name, ns, ns, host)
 }
 
 // streamView reads the stream's ConfigMaps, Secrets, Namespaces and pod

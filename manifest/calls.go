@@ -4,14 +4,11 @@ import (
 	"fmt"
 	"maps"
 	"net"
-	"net/netip"
 	"regexp"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/proxykit/proxykit/cluster"
 )
 
 // Call is a host a container calls, as the manifests show it.
@@ -63,37 +60,6 @@ func (c Call) HTTP() bool {
 		return slices.Contains(httpSchemes, c.Scheme)
 	}
 	return !slices.Contains(nonHTTPPorts, c.Port)
-}
-
-// InCluster tells whether only the cluster's DNS answers the host: a single
-// label (a Service called from its namespace), a name ending in .svc or the
-// cluster domain, or name.namespace whose second label is no public top-level
-// domain, or is one of the namespaces the caller knows the cluster has
-// (declared: Manifests.KnownNamespaces, the release's and those the render
-// creates; a namespace some object merely names is not enough, or github.com
-// would be a call into the cluster beside an object in namespace com). A host that is
-// itself a public suffix (app, dev, github.io) never is: NO_PROXY cannot hold it
-// without sending every host under it around the proxy. Loopback and IP
-// addresses are not: no-proxy-gap judges addresses.
-func (c Call) InCluster(domain string, declared ...string) bool {
-	host := strings.TrimSuffix(c.Host, ".")
-	if _, err := netip.ParseAddr(host); err == nil || host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return false
-	}
-	if cluster.PublicSuffix(host) != cluster.SuffixNone {
-		return false
-	}
-	domain = strings.Trim(domain, ".")
-	labels := strings.Split(host, ".")
-	switch {
-	case len(labels) == 1:
-		return true
-	case labels[len(labels)-1] == "svc", domain != "" && strings.HasSuffix(host, "."+domain):
-		return true
-	case len(labels) == 2:
-		return cluster.PublicSuffix(labels[1]) != cluster.SuffixICANN || slices.Contains(declared, labels[1])
-	}
-	return false
 }
 
 // expansion is Kubernetes' $(VAR) reference in env values, command and args.

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit/cluster"
 )
 
 // callsStream keeps its calls where published charts keep theirs: a config file
@@ -151,37 +153,58 @@ func TestCalls(t *testing.T) {
 	}
 }
 
-func TestCallHTTPAndInCluster(t *testing.T) {
+func TestCallHTTPAndPlace(t *testing.T) {
+	facts := cluster.Facts{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "172.18.0.2"}
+	const in, unknown, outside, loopback, notHTTP = PlaceInCluster, PlaceUnknown, PlaceOutside, PlaceLoopback, PlaceNotHTTP
 	for _, tc := range []struct {
 		call      Call
-		http, in  bool
+		http      bool
+		place     Place
 		namespace []string
 	}{
-		{Call{Host: "elasticsearch-master", Port: "9200"}, true, true, nil},
-		{Call{Host: "postgres-postgresql", Port: "5432"}, false, true, nil},
-		{Call{Host: "pgsql", Port: "5432", Scheme: "http"}, true, true, nil},
-		// a Service whose name is a top-level domain: NO_PROXY cannot hold it
-		// without sending every host under it (.pg, .app) around the proxy
-		{Call{Host: "pg", Port: "5432", Scheme: "http"}, true, false, nil},
-		{Call{Host: "app", Scheme: "http"}, true, false, nil},
-		{Call{Host: "github.io", Scheme: "https"}, true, false, nil},
-		{Call{Host: "vercel.app", Scheme: "https"}, true, false, []string{"app"}},
-		// a namespace some object names is not enough: only one the render creates
-		{Call{Host: "github.com", Scheme: "https"}, true, false, nil},
-		{Call{Host: "kubernetes.default", Scheme: "https"}, true, true, nil},
-		{Call{Host: "es.search"}, true, true, []string{"search"}},
-		{Call{Host: "es.search"}, true, false, nil}, // .search is a top-level domain
-		{Call{Host: "es.databases"}, true, true, nil},
-		{Call{Host: "api.example.com", Scheme: "https"}, true, false, nil},
-		{Call{Host: "a.b.svc", Scheme: "grpc"}, true, true, nil},
-		{Call{Host: "a.b.svc.cluster.local"}, true, true, nil},
-		{Call{Host: "10.96.0.1", Port: "443"}, true, false, nil},
-		{Call{Host: "localhost", Port: "8080"}, true, false, nil},
-		{Call{Host: "redis", Scheme: "redis"}, false, true, nil},
+		{Call{Host: "elasticsearch-master", Port: "9200"}, true, in, nil},
+		{Call{Host: "postgres-postgresql", Port: "5432"}, false, in, nil},
+		{Call{Host: "pgsql", Port: "5432", Scheme: "http"}, true, in, nil},
+		// a single label that is a top-level domain: a Service or not, NO_PROXY
+		// cannot hold it without sending every host under it (.pg, .app) around the proxy
+		{Call{Host: "pg", Port: "5432", Scheme: "http"}, true, unknown, nil},
+		{Call{Host: "app", Scheme: "http"}, true, unknown, nil},
+		{Call{Host: "app.", Scheme: "http"}, true, unknown, nil},
+		// a Service of the stream by any of its names (web in shop)
+		{Call{Host: "web", Scheme: "http"}, true, in, nil},
+		{Call{Host: "web.shop.svc.cluster.local.", Scheme: "http"}, true, in, nil},
+		{Call{Host: "github.io", Scheme: "https"}, true, outside, nil},
+		{Call{Host: "vercel.app", Scheme: "https"}, true, unknown, nil},
+		{Call{Host: "vercel.app", Scheme: "https"}, true, in, []string{"app"}},
+		// nobody calls a namespace com: the world's, and never noted
+		{Call{Host: "github.com", Scheme: "https"}, true, outside, nil},
+		{Call{Host: "kubernetes.default", Scheme: "https"}, true, in, nil},
+		{Call{Host: "es.search"}, true, in, []string{"search"}},
+		{Call{Host: "es.search"}, true, unknown, nil}, // .search is a top-level domain
+		{Call{Host: "vault.security", Scheme: "postgres"}, false, notHTTP, nil},
+		{Call{Host: "es.databases"}, true, in, nil},
+		{Call{Host: "api.example.com", Scheme: "https"}, true, outside, nil},
+		{Call{Host: "db.example.com", Scheme: "postgres"}, false, notHTTP, nil},
+		{Call{Host: "a.b.svc", Scheme: "grpc"}, true, in, nil},
+		{Call{Host: "a.b.svc.cluster.local"}, true, in, nil},
+		{Call{Host: "10.96.0.1", Port: "443"}, true, in, nil},
+		{Call{Host: "10.244.3.7", Port: "8080"}, true, in, nil},
+		{Call{Host: "172.18.0.2", Port: "6443"}, true, in, nil},
+		{Call{Host: "192.168.7.1", Port: "8080"}, true, outside, nil},
+		{Call{Host: "localhost", Port: "8080"}, true, loopback, nil},
+		{Call{Host: "grafana.localhost", Port: "3000"}, true, loopback, nil},
+		{Call{Host: "127.0.0.53", Port: "53"}, false, loopback, nil},
+		{Call{Host: "::1", Port: "8080"}, true, loopback, nil},
+		{Call{Host: "redis", Scheme: "redis"}, false, in, nil},
 	} {
+		f := facts
+		f.Namespaces = tc.namespace
+		places := NewPlaces(f, []string{"shop/web"})
 		assert.Equal(t, tc.http, tc.call.HTTP(), "%+v HTTP", tc.call)
-		assert.Equal(t, tc.in, tc.call.InCluster("cluster.local", tc.namespace...), "%+v in cluster", tc.call)
+		assert.Equal(t, tc.place, places.Of(tc.call), "%+v: %s, not %s", tc.call, tc.place, places.Of(tc.call))
 	}
+	// the app Service of the stream: its bare name is in the cluster
+	assert.Equal(t, PlaceInCluster, NewPlaces(facts, []string{"shop/app"}).Of(Call{Host: "app", Scheme: "http"}))
 	assert.Equal(t, "http://[fd00::1]:80", Call{Host: "fd00::1", Port: "80"}.Target())
 	assert.Equal(t, "https://kubernetes.default", Call{Host: "kubernetes.default", Scheme: "https"}.Target())
 	assert.Equal(t, "http://pg:5432", Call{Host: "pg", Port: "5432", Scheme: "postgres"}.Target())
@@ -222,6 +245,7 @@ stringData:
     [db]
     password = swordfish.io:8443
     url = http://admin:a@b@c@search-api:9200/x
+  proxy.yaml: "http: http://svc-user:Zq%40w%25&'+!*$(;=,)~:9@proxy.corp.example:3128\\nhttps: x"
 ---
 apiVersion: v1
 kind: Pod
@@ -246,12 +270,13 @@ func TestCallsNeverHoldAPassword(t *testing.T) {
 	var hosts []string
 	for _, c := range calls {
 		hosts = append(hosts, c.HostPort())
-		for _, secret := range []string{"ssw0rd", "Xy", "zz9", "hunter2", "swordfish", "@b", "c@"} {
+		// a password with RFC 3986 sub-delims (' , ; ( ) and more) ends at the last "@" too
+		for _, secret := range []string{"ssw0rd", "Xy", "zz9", "hunter2", "swordfish", "@b", "c@", "svc-user", "Zq", "~:9"} {
 			assert.NotContains(t, c.Host+" "+c.Where+" "+c.Target(), secret)
 		}
 	}
 	// each host as Go's url.Parse reads it
-	assert.ElementsMatch(t, []string{"db:5432", "es-master:9200", "search-api:9200"}, hosts)
+	assert.ElementsMatch(t, []string{"db:5432", "es-master:9200", "search-api:9200", "proxy.corp.example:3128"}, hosts)
 }
 
 // A few bytes of manifest that expand to megabytes are read within the kernel's

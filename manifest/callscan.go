@@ -20,6 +20,8 @@ var (
 	// path, query or fragment, as Go's url.Parse and Python's urlsplit read it
 	// (a password may hold "@").
 	urlPattern = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]{0,15})://(?:[^\s/?#"'<>]*@)?(\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9])?\.?)(?::(\d{1,5}))?`)
+	// hostAfterUserInfo: the host[:port] after the last "@" of an authority.
+	hostAfterUserInfo = regexp.MustCompile(`(?i)^(\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9])?\.?)(?::(\d{1,5}))?`)
 	// hostPortPattern: host:port standing alone (between quotes, after = or a
 	// space ...), so that an image tag (nginx:1.25) or a time (12:30) is not one.
 	hostPortPattern = regexp.MustCompile(`(?i)(?:^|[\s"'=,;(\[{])((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.?):(\d{2,5})(?:$|[\s"',;)\]}/])`)
@@ -64,18 +66,37 @@ func secretLine(line string) bool {
 // scanLine finds the URLs and host:port forms of one line.
 func scanLine(text string) []found {
 	var out []found
+	blank := []byte(text) // the text with the URLs' authorities blanked: what they hold is not read twice as host:port
 	for _, m := range urlPattern.FindAllStringSubmatchIndex(text, -1) {
 		scheme, host := strings.ToLower(text[m[2]:m[3]]), text[m[4]:m[5]]
 		port := ""
 		if m[6] >= 0 {
 			port = text[m[6]:m[7]]
 		}
+		// the authority runs to the path, query, fragment or the end of the
+		// token; a password may hold characters the pattern stops at (' , ;
+		// in an RFC 3986 sub-delim), so a later "@" in it ends the user-info,
+		// as Go's url.Parse reads it, and the host follows that "@"
+		start := m[3] + len("://")
+		authority := text[start:]
+		if i := strings.IndexAny(authority, " \t/?#\"<>"); i >= 0 {
+			authority = authority[:i]
+		}
+		end := max(m[1], start+len(authority))
+		if at := strings.LastIndex(authority, "@"); at >= 0 && start+at >= m[4] {
+			host, port = "", ""
+			if h := hostAfterUserInfo.FindStringSubmatch(authority[at+1:]); h != nil {
+				host, port = h[1], h[2]
+			}
+		}
+		for i := m[0]; i < end; i++ {
+			blank[i] = ' '
+		}
 		if f, ok := newFound(host, port, scheme); ok {
 			out = append(out, f)
 		}
 	}
-	// what the URLs hold is not read twice as host:port
-	rest := urlPattern.ReplaceAllStringFunc(text, func(s string) string { return strings.Repeat(" ", len(s)) })
+	rest := string(blank)
 	for _, m := range hostPortPattern.FindAllStringSubmatch(rest, -1) {
 		if f, ok := newFound(m[1], m[2], ""); ok {
 			out = append(out, f)

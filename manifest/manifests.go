@@ -209,7 +209,7 @@ func (m *Manifests) NamespaceOf(o Object) string {
 // namespace (the operator names it; Helm installs there) and those the
 // manifests' Namespace objects create. A call to name.namespace is into the
 // cluster for these even when the namespace is also a top-level domain
-// (Call.InCluster). A namespace an object merely names is not one: a chart
+// (Places). A namespace an object merely names is not one: a chart
 // that puts a ConfigMap in namespace com must not make github.com a Service.
 func (m *Manifests) KnownNamespaces() []string {
 	var out []string

@@ -135,14 +135,19 @@ type shared struct {
 	services  []service
 	decisions serviceJudge
 	refused   map[string]string // the environment's key -> no-proxy-refused's message
-	// namespaces are the release's, those the render creates and the facts'
-	// (cluster.namespaces): name.namespace is a call into the cluster for them
-	// even when the namespace is a top-level domain too
-	namespaces []string
+	// places places calls: the namespaces it knows are the release's, those
+	// the render creates and the facts' (cluster.namespaces)
+	places *manifest.Places
+	// loose are the calls kept in ConfigMaps and Secrets no container reads,
+	// which a sidecar may load at run time: every container's NO_PROXY must
+	// let them through (one NO_PROXY serves a release)
+	loose []manifest.Call
 }
 
 func newShared(m *manifest.Manifests, c cluster.Facts) *shared {
-	return &shared{targets: c.Targets(), gaps: map[string][]string{}, wide: map[string]string{}, services: services(m, c), decisions: serviceJudge{}, refused: map[string]string{}, namespaces: append(m.KnownNamespaces(), c.Namespaces...)}
+	loose, _ := m.LooseCalls()
+	return &shared{targets: c.Targets(), gaps: map[string][]string{}, wide: map[string]string{}, services: services(m, c), decisions: serviceJudge{}, refused: map[string]string{},
+		places: m.Places(c), loose: loose}
 }
 
 // once returns judge() for key, judged once per Check.

@@ -7,19 +7,22 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/proxykit/proxykit/cluster"
+	"github.com/proxykit/proxykit/manifest"
 	"github.com/proxykit/proxykit/noproxy"
 )
 
 // RuleInClusterCallProxied: a container calls a host only the cluster's DNS
 // answers (a single label, name.namespace, a .svc or cluster-domain name: another
-// release's Service, the API server as kubernetes.default), wherever the
-// manifests keep the call, and its NO_PROXY sends that call through the proxy.
+// release's Service, the API server as kubernetes.default), or the Pod itself
+// (localhost), wherever the manifests keep the call (a ConfigMap no container
+// reads too: a sidecar may load it), and its NO_PROXY sends that call through
+// the proxy. A host that may be in the cluster or not (manifest.PlaceUnknown:
+// vault.security) is named as such.
 const RuleInClusterCallProxied = "in-cluster-call-proxied"
 
-// inClusterCallProxied judges every HTTP call of the container into the
-// cluster, for every client model, on the container's own variables. The
-// render's own Services are release-service-proxied's.
+// inClusterCallProxied judges every HTTP call of the container that must go
+// around the proxy (manifest.Places), for every client model, on the
+// container's own variables. The render's own Services are release-service-proxied's.
 func inClusterCallProxied(c *Context) string {
 	vars, key, ok := proxyEnv(c.Env)
 	if !ok {
@@ -27,15 +30,18 @@ func inClusterCallProxied(c *Context) string {
 	}
 	var proxied []string
 	more := 0
-	for _, call := range c.calls() {
-		suffix := bareSuffix(call.Host)
-		if !call.HTTP() || !call.InCluster(c.Cluster.Domain, c.shared.namespaces...) && suffix == "" || c.isServiceForm(call.Host) || isProxyHost(vars, call.Host) {
+	seen := map[manifest.Place]bool{}
+	for _, call := range append(slices.Clone(c.calls()), c.shared.loose...) {
+		place := c.shared.places.Of(call)
+		if place != manifest.PlaceInCluster && place != manifest.PlaceUnknown && place != manifest.PlaceLoopback ||
+			!call.HTTP() || c.isServiceForm(call.Host) || isProxyHost(vars, call.Host) {
 			continue
 		}
 		clients := c.shared.decisions.proxiedBy(vars, key, call.Target(), netip.Addr{})
 		if len(clients) == 0 {
 			continue
 		}
+		seen[place] = true
 		if len(proxied) == 5 {
 			more++
 			continue
@@ -44,7 +50,7 @@ func inClusterCallProxied(c *Context) string {
 		if len(clients) < len(noproxy.Clients) {
 			who = strings.Join(clients, ", ")
 		}
-		proxied = append(proxied, fmt.Sprintf("%s (%s): %s%s", call.HostPort(), call.Where, who, suffix))
+		proxied = append(proxied, fmt.Sprintf("%s (%s): %s%s", call.HostPort(), call.Where, who, placeNote(place, call.Host)))
 	}
 	if len(proxied) == 0 {
 		return ""
@@ -52,11 +58,36 @@ func inClusterCallProxied(c *Context) string {
 	if more > 0 {
 		proxied = append(proxied, fmt.Sprintf("and %d more", more))
 	}
-	fix := "a chart of your own adds them to generateEnv's \"noProxy\" (or proxy.noProxy), a chart you don't own gets every single-label and name.namespace host it calls from proxykit inject"
-	if c.Live {
-		fix = "add them to proxy.noProxy in the values of the policy that injected the Pod, then roll it out"
+	var fixes []string
+	if seen[manifest.PlaceInCluster] || seen[manifest.PlaceUnknown] {
+		fix := "a chart of your own adds the cluster's hosts to generateEnv's \"noProxy\" (or proxy.noProxy), a chart you don't own gets every single-label and name.namespace host it calls from proxykit inject"
+		if c.Live {
+			fix = "add the cluster's hosts to proxy.noProxy in the values of the policy that injected the Pod, then roll it out"
+		}
+		fixes = append(fixes, fix)
 	}
-	return fmt.Sprintf("NO_PROXY sends calls into the cluster through the proxy, which cannot reach them: %s%s; %s", strings.Join(proxied, "; "), c.Where, fix)
+	if seen[manifest.PlaceLoopback] {
+		fixes = append(fixes, "NO_PROXY needs localhost, 127.0.0.1 and ::1, which the library's always lists")
+	}
+	return fmt.Sprintf("NO_PROXY sends calls that must go around the proxy through it, which cannot reach them: %s%s; %s", strings.Join(proxied, "; "), c.Where, strings.Join(fixes, "; "))
+}
+
+// placeNote is what a message says of a call placed so: nothing for a host
+// of the cluster; for the Pod itself, that; for a host that may be the
+// cluster's or the world's, how to tell.
+func placeNote(place manifest.Place, host string) string {
+	host = strings.TrimSuffix(host, ".")
+	switch place {
+	case manifest.PlaceLoopback:
+		return ", the Pod itself"
+	case manifest.PlaceUnknown:
+		name, ns, dotted := strings.Cut(host, ".")
+		if !dotted {
+			return fmt.Sprintf(", and %s is a public suffix, which NO_PROXY cannot hold without sending every host under .%s around the proxy: call it as %s.<namespace>.svc", host, host, host)
+		}
+		return fmt.Sprintf(", if it is Service %s in namespace %s (.%s is a top-level domain too): list %s in cluster.namespaces (proxykit discover does) or call it as %s.svc", name, ns, ns, ns, host)
+	}
+	return ""
 }
 
 // isProxyHost tells the proxy's own host: a variable that names it is no call.
@@ -79,16 +110,4 @@ func (c *Context) isServiceForm(host string) bool {
 		}
 	}
 	return false
-}
-
-// bareSuffix is what a message says of a single-label host that is a top-level
-// domain (a Service called app, dev or shop): only the cluster's DNS answers it,
-// yet NO_PROXY cannot hold it without sending every host under it around the
-// proxy, so the call must name the Service otherwise. "" for any other host.
-func bareSuffix(host string) string {
-	host = strings.TrimSuffix(host, ".")
-	if strings.Contains(host, ".") || cluster.PublicSuffix(host) != cluster.SuffixICANN {
-		return ""
-	}
-	return fmt.Sprintf(", and %s is a public suffix, which NO_PROXY cannot hold without sending every host under .%s around the proxy: call it as %s.<namespace>.svc", host, host, host)
 }

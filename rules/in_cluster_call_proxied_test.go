@@ -80,16 +80,56 @@ func TestInClusterCallProxiedNeedsProxyVariables(t *testing.T) {
 	assert.Empty(t, inClusterFindings(t, stream))
 }
 
-// A namespace the facts declare (cluster.namespaces) makes name.namespace a
-// call into the cluster though the namespace is a top-level domain: judged.
+// name.namespace where the namespace is a top-level domain too may be a
+// Service or a public host (manifest.PlaceUnknown): judged, and the finding
+// says how to tell. A namespace the facts declare (cluster.namespaces) places
+// it in the cluster; github.com is outside it, never judged.
 func TestInClusterCallIntoADeclaredNamespace(t *testing.T) {
-	m, err := manifest.Parse(pod(plainEnv("http://proxy:3128", goodNoProxy)+"\n- {name: VAULT_ADDR, value: \"http://vault.security:8200\"}", ""))
+	m, err := manifest.Parse(pod(plainEnv("http://proxy:3128", goodNoProxy)+"\n- {name: VAULT_ADDR, value: \"http://vault.security:8200\"}\n- {name: UPSTREAM, value: \"https://github.com\"}", ""))
 	require.NoError(t, err)
-	assert.Empty(t, Check(m, WithCluster(testCluster)), "vault.security may be a public host: not judged")
-	declared := testCluster
-	declared.Namespaces = []string{"security"}
-	findings := Check(m, WithCluster(declared))
+	findings := Check(m, WithCluster(testCluster))
 	require.Len(t, findings, 1)
 	assert.Equal(t, RuleInClusterCallProxied, findings[0].Rule)
-	assert.Contains(t, findings[0].Message, "vault.security:8200 (env VAULT_ADDR)")
+	assert.Contains(t, findings[0].Message, "vault.security:8200 (env VAULT_ADDR): go, curl")
+	assert.Contains(t, findings[0].Message, "grpc-go, if it is Service vault in namespace security (.security is a top-level domain too): list security in cluster.namespaces (proxykit discover does) or call it as vault.security.svc;")
+	assert.NotContains(t, findings[0].Message, "github.com")
+	declared := testCluster
+	declared.Namespaces = []string{"security"}
+	findings = Check(m, WithCluster(declared))
+	require.Len(t, findings, 1)
+	assert.Contains(t, findings[0].Message, "vault.security:8200 (env VAULT_ADDR): go, curl")
+	assert.NotContains(t, findings[0].Message, "if it is Service vault", "placed: in the cluster")
+}
+
+// A call to the Pod itself (a sidecar's reload URL) goes through the proxy for
+// the clients that proxy loopback (curl, requests) when a hand-written
+// NO_PROXY lacks localhost; Go never proxies it. A call kept in a ConfigMap no
+// container reads (which a sidecar loads by label) is judged on every container.
+func TestInClusterCallProxiedLoopbackAndLooseCalls(t *testing.T) {
+	noLocalhost := strings.Replace(goodNoProxy, "localhost,127.0.0.1,", "", 1)
+	require.NotEqual(t, goodNoProxy, noLocalhost)
+	m, err := manifest.Parse(pod(plainEnv("http://proxy:3128", noLocalhost)+"\n- {name: RELOAD_URL, value: \"http://localhost:3000/api/admin/provisioning/datasources/reload\"}", "",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: datasources, labels: {grafana_datasource: \"1\"}}\ndata:\n  loki.yaml: |\n    url: http://loki-gateway.logging\n"))
+	require.NoError(t, err)
+	findings := inClusterOnly(Check(m, WithCluster(testCluster)))
+	require.Len(t, findings, 1)
+	msg := findings[0].Message
+	assert.Regexp(t, `localhost:3000 \(env RELOAD_URL\): [^;]*curl[^;]*, the Pod itself`, msg)
+	assert.NotRegexp(t, `localhost:3000 \(env RELOAD_URL\): [^;]*\bgo\b`, msg, "Go never proxies loopback")
+	assert.Contains(t, msg, "loki-gateway.logging (ConfigMap/datasources key loki.yaml, which no container reads): go, curl")
+	assert.Contains(t, msg, "NO_PROXY needs localhost, 127.0.0.1 and ::1")
+
+	m, err = manifest.Parse(pod(plainEnv("http://proxy:3128", goodNoProxy+",loki-gateway.logging")+"\n- {name: RELOAD_URL, value: \"http://localhost:3000/reload\"}", ""))
+	require.NoError(t, err)
+	assert.Empty(t, inClusterOnly(Check(m, WithCluster(testCluster))), "the library's NO_PROXY lets both through")
+}
+
+func inClusterOnly(findings []Finding) []Finding {
+	var out []Finding
+	for _, f := range findings {
+		if f.Rule == RuleInClusterCallProxied {
+			out = append(out, f)
+		}
+	}
+	return out
 }

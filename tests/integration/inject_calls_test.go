@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/proxykit/proxykit/cluster"
+	"github.com/proxykit/proxykit/manifest"
 	"github.com/proxykit/proxykit/noproxy"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
@@ -57,10 +59,11 @@ func TestInjectCoversWhatChartsCall(t *testing.T) {
 
 	// every call into the cluster, wherever the chart keeps it, goes around the proxy for every client
 	judged := 0
+	places := mMerged.Places(cluster.Facts{Domain: "cluster.local", Namespaces: []string{"ci"}})
 	for _, c := range mMerged.Containers() {
 		env := mMerged.Environment(c)
 		for _, call := range mMerged.Calls(c) {
-			if !call.InCluster("cluster.local", "ci") {
+			if places.Of(call) != manifest.PlaceInCluster {
 				continue
 			}
 			judged++
