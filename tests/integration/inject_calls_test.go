@@ -126,7 +126,7 @@ func TestInjectCoversWhatChartsCall(t *testing.T) {
 	require.NotEqual(t, outMerged, handWritten)
 	code, stdout, _ = cli(t, bin, "check", "-f", merged, "-n", "ci", writeTemp(t, handWritten))
 	assert.Equal(t, 1, code)
-	assert.Contains(t, stdout, "Deployment/ci-history container history: in-cluster-call-proxied: NO_PROXY sends calls into the cluster through the proxy, which cannot reach them: elasticsearch-master:9200 (ConfigMap/ci-server-config key config_template.yaml, mounted at /etc/temporal/config/config_template.yaml)")
-	assert.Contains(t, stdout, "Job/ci-register container register: in-cluster-call-proxied: NO_PROXY sends calls into the cluster through the proxy, which cannot reach them: schema-registry:8081 (command)")
+	assert.Contains(t, stdout, "Deployment/ci-history container history: in-cluster-call-proxied: NO_PROXY sends calls that must go around the proxy through it, which cannot reach them: elasticsearch-master:9200 (ConfigMap/ci-server-config key config_template.yaml, mounted at /etc/temporal/config/config_template.yaml)")
+	assert.Contains(t, stdout, "Job/ci-register container register: in-cluster-call-proxied: NO_PROXY sends calls that must go around the proxy through it, which cannot reach them: schema-registry:8081 (command)")
 	assert.NotContains(t, stdout, "postgres-postgresql", "PostgreSQL's client reads no proxy variable")
 }
