@@ -107,7 +107,10 @@ func unplaced(host string) string {
 }
 
 // streamView reads the stream's ConfigMaps, Secrets, Namespaces and pod
-// templates as manifests: what the call reader and envFrom read.
+// templates as manifests: what the call reader and envFrom read. It shares the
+// documents' maps (manifest.FromContent): the pod templates are decoded as
+// they are when it is made, and what inject changes later (a pod template's
+// env, a note in an object's annotations) is nothing the view reads.
 func streamView(docs []document, namespace string) *manifest.Manifests {
 	m := &manifest.Manifests{Namespace: namespace}
 	for _, doc := range docs {
@@ -119,7 +122,7 @@ func streamView(docs []document, namespace string) *manifest.Manifests {
 				continue
 			}
 		}
-		one, err := manifest.FromObjects(doc.object)
+		one, err := manifest.FromContent(doc.object)
 		if err != nil {
 			continue // a pod template that does not decode gets no call read; the API server refuses it anyway
 		}

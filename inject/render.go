@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/internal/blockyaml"
 )
 
 // injection is what every container gets, rendered by the library for the
@@ -76,7 +77,7 @@ func render(values map[string]any, hosts, release string) (*injection, error) {
 
 // decodeList reads a YAML list in the decoded-JSON shape of the stream.
 func decodeList(text string) ([]any, error) {
-	v, err := decode(text)
+	v, err := blockyaml.Decode([]byte(text))
 	if err != nil {
 		return nil, err
 	}

@@ -119,6 +119,23 @@ func FromObjects(objects ...any) (*Manifests, error) {
 	return m, nil
 }
 
+// FromContent reads objects already decoded from JSON or YAML (what
+// encoding/json gives for a map, numbers as float64 or json.Number) without
+// copying them: the Manifests share their maps, which the caller must not
+// change while it reads them. proxykit inject reads its stream so, once.
+func FromContent(objects ...map[string]any) (*Manifests, error) {
+	m := &Manifests{}
+	for i, content := range objects {
+		if kind, _ := content["kind"].(string); kind == "" {
+			return nil, fmt.Errorf("manifest: object %d has no kind", i+1)
+		}
+		if err := m.addObject("", "", content); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
 func (m *Manifests) add(source, doc string) error {
 	var content map[string]any
 	if err := yaml.Unmarshal([]byte(doc), &content); err != nil {
