@@ -19,6 +19,7 @@ TRUST_MANAGER := $(BIN)/trust-manager
 KUBECTL   := $(BIN)/kubectl
 CRDS      := $(BIN)/crds.stamp
 CHARTS    := $(BIN)/charts.stamp
+TESTTIMES := $(BIN)/testtimes
 DIST      := dist
 
 DEMO_CHART  := examples/consumer-app
@@ -190,14 +191,21 @@ publish: package
 ## process through proxytest, no binary), the integration suites (tests/integration, behind the
 ## integration build tag so that a plain `go test ./...` needs no binary: Kyverno, real NO_PROXY
 ## clients, live control planes, the helm CLIs, the registry) and the example consumer chart's
-## own test module
-test: tools yamllint node-modules
+## own test module; it ends with the ten slowest tests (hack/testtimes)
+test: tools yamllint node-modules $(TESTTIMES)
 	@# a library archive vendored by an earlier run may be stale: the packages' examples would render it
 	rm -f charts/*/charts/proxykit-*.tgz examples/*/charts/proxykit-*.tgz tests/testdata/*/charts/proxykit-*.tgz
-	$(GO) test -count=1 -race $(UNIT_PACKAGES)
+	@rm -f $(BIN)/test-times.json
+	$(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -count=1 -race $(UNIT_PACKAGES)
 	@# the render tests and the integration suites in one run: go test overlaps the two packages
-	$(GO) test -count=1 -tags integration -parallel 4 -timeout $(TEST_TIMEOUT) ./tests/ ./tests/integration/
+	$(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -count=1 -tags integration -parallel 4 -timeout $(TEST_TIMEOUT) ./tests/ ./tests/integration/
 	cd examples/consumer-app && $(GO) test -count=1 ./...
+	@$(TESTTIMES) -report $(BIN)/test-times.json
+
+# testtimes runs go test -json, prints it as go test prints, and reports the slowest tests
+$(TESTTIMES): hack/testtimes/main.go
+	@mkdir -p $(BIN)
+	$(GO) build -o $@ ./hack/testtimes
 
 ## render: the fast loop: the library, chart and example render tests, in seconds, no binary needed
 render:

@@ -6,6 +6,9 @@ import (
 	"strings"
 )
 
+var _ = register(Family{Client: Bun, Lists: []List{ListMain}, Rank: 110, Match: plain(bunDecide),
+	Reads: Variables{Proxy: []string{"http_proxy", "HTTP_PROXY"}, NoProxy: []string{"no_proxy", "NO_PROXY"}}})
+
 // bunDecide models Bun 1.4's fetch: entries are trimmed and compared without
 // case; "*" bypasses everything; an entry may carry a port (registry:5000, or
 // [fd00::1]:5000), which must then be the request's; "*." reads as ".", and a

@@ -6,6 +6,10 @@ import (
 	"strings"
 )
 
+// curl ignores an upper-case HTTP_PROXY (a CGI safety rule) but reads NO_PROXY.
+var _ = register(Family{Client: Curl, Lists: []List{ListMain}, Rank: 20, Match: plain(curlDecide),
+	Reads: Variables{Proxy: []string{"http_proxy"}, NoProxy: []string{"no_proxy", "NO_PROXY"}}})
+
 // curlDecide models Curl_check_noproxy of curl 7.88 (Debian 12): "*" alone
 // bypasses everything; entries are separated by commas or blanks; host names
 // match exactly or as a domain suffix, ignoring one leading and trailing dot on

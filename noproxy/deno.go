@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// Deno prefers upper case, and an empty NO_PROXY hides no_proxy.
+var _ = register(Family{Client: Deno, Lists: []List{ListMain}, Rank: 100, Match: plain(denoDecide),
+	Reads: Variables{Proxy: []string{"HTTP_PROXY", "http_proxy"}, NoProxy: []string{"NO_PROXY", "no_proxy"}, NoProxySetWins: true}})
+
 // denoDecide models Deno 2.9's fetch (the matcher Rust's reqwest and hyper-util
 // share): an IP host (brackets dropped) matches only entries that parse as an
 // address or CIDR, of either family, and never "*" nor a bracketed entry; a

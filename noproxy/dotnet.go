@@ -4,6 +4,19 @@ import (
 	"strings"
 )
 
+// HttpEnvironmentProxy.Unix: http_proxy, then HTTP_PROXY outside CGI, then
+// all_proxy; no_proxy ?? NO_PROXY; an https:// proxy URL it does not use.
+var _ = register(Family{Client: DotNet, Lists: []List{ListMain}, Rank: 130, Match: plain(dotnetDecide), FromSource: true,
+	Reads:        Variables{Proxy: []string{"http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"}, NoProxy: []string{"no_proxy", "NO_PROXY"}, NoProxySetWins: true},
+	NoHTTPSProxy: ".NET reads only http:// proxy URLs and goes direct",
+	ReadEnv: func(_ Client, env map[string]string, _ target) (string, string, string) {
+		proxy, list := dotnetEnv(env)
+		if proxy == "" {
+			return "", "(no proxy variable this client reads)", ""
+		}
+		return list, "", ""
+	}})
+
 // dotnetDecide models HttpEnvironmentProxy.IsMatchInBypassList of dotnet/runtime
 // (.NET 8 to 10): entries are split at commas and trimmed, empty ones dropped;
 // an entry that starts with "." matches the name after the dot and every name

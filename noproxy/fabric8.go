@@ -8,6 +8,24 @@ import (
 	"strings"
 )
 
+// Utils.getSystemPropertyOrEnvVar("http.proxy"): the upper-case names.
+var _ = register(Family{Client: Fabric8, Lists: []List{ListOther}, Rank: 210, FromSource: true,
+	Reads: Variables{Proxy: []string{"HTTP_PROXY", "ALL_PROXY"}, NoProxy: []string{"NO_PROXY"}},
+	Match: func(_ Client, noProxy string, t target, addr netip.Addr) (bool, string, error) {
+		d, e, refused := fabric8Decide(noProxy, t, addr)
+		if refused != "" {
+			return false, "", refusal(refused)
+		}
+		return d, e, nil
+	},
+	ReadEnv: func(_ Client, env map[string]string, t target) (string, string, string) {
+		proxy, list, refused := fabric8Env(env, t)
+		if refused == "" && proxy == "" {
+			return "", "(no proxy variable this client reads)", ""
+		}
+		return list, "", refused
+	}})
+
 // fabric8Invalid and fabric8IP are HttpClientUtils' INVALID_HOST_PATTERN and
 // IP_PATTERN (fabric8 kubernetes-client 7.x): the IPv4 form's dots match any
 // character, as in the source.

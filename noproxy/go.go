@@ -9,6 +9,9 @@ import (
 	"golang.org/x/net/http/httpproxy"
 )
 
+var _ = register(Family{Client: Go, Lists: []List{ListMain}, Rank: 10, Match: plain(goDecide),
+	Reads: Variables{Proxy: []string{"HTTP_PROXY", "http_proxy"}, NoProxy: []string{"NO_PROXY", "no_proxy"}}})
+
 // GoProxied is Go's own proxy selection (golang.org/x/net/http/httpproxy, what
 // net/http's ProxyFromEnvironment runs) for one NO_PROXY, with a proxy set for
 // both schemes: the function tells whether a URL goes through the proxy. It is

@@ -7,6 +7,24 @@ import (
 	"strings"
 )
 
+var (
+	// grpcCoreEnv: the first set wins, an http:// URL only
+	_ = register(Family{Client: GRPCCore, Lists: []List{ListMain}, Rank: 140, Match: plain(grpcCoreDecide),
+		Reads:        Variables{Proxy: []string{"grpc_proxy", "https_proxy", "http_proxy"}, NoProxy: []string{"no_grpc_proxy", "no_proxy"}, SetWins: true},
+		NoHTTPSProxy: "gRPC's C-core reads only http:// proxy URLs and goes direct",
+		ReadEnv: func(_ Client, env map[string]string, _ target) (string, string, string) {
+			proxy, list := grpcCoreEnv(env)
+			if proxy == "" {
+				return "", "(no http:// proxy in grpc_proxy, https_proxy or http_proxy)", ""
+			}
+			return list, "", ""
+		}})
+	// Go's reading, for an https:// request
+	grpcGoReads = Variables{Proxy: []string{"HTTPS_PROXY", "https_proxy"}, NoProxy: []string{"NO_PROXY", "no_proxy"}}
+	_           = register(Family{Client: GRPCGo, Lists: []List{ListMain}, Rank: 150, Reads: grpcGoReads, Match: grpcGoFamily})
+	_           = register(Family{Client: GRPCGo170, Lists: []List{ListOther}, Rank: 220, Reads: grpcGoReads, Match: grpcGoFamily})
+)
+
 // grpcCoreDecide models gRPC C-core 1.51 (Debian 12's python3-grpcio; the same
 // core runs Ruby's, PHP's and C++'s gRPC): each entry, trimmed, matches a target
 // host that ends with it, without case and without a dot boundary ("example.com"

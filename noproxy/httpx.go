@@ -2,6 +2,8 @@ package noproxy
 
 import "strings"
 
+var _ = register(Family{Client: PythonHTTPX, Lists: []List{ListMain}, Rank: 60, Match: plain(httpxDecide), Reads: pythonReads})
+
 // httpxDecide models HTTPX 0.23 (Debian 12's python3-httpx), which turns each
 // NO_PROXY entry into the mount pattern "all://*ENTRY": "*" anywhere bypasses
 // everything; "name" matches the host and its subdomains, ".name" only the

@@ -11,6 +11,17 @@ import (
 	"github.com/proxykit/proxykit"
 )
 
+// The JVM reads no variable: its -D flags, from JAVA_TOOL_OPTIONS; on a
+// NO_PROXY list it matches the library's translation of it.
+var _ = register(Family{Client: Java, Lists: []List{ListMain}, Rank: 80, Match: javaFamily,
+	DecideEnv: func(_ Client, env map[string]string, t target) (bool, string) {
+		flags := javaFlags(env["JAVA_TOOL_OPTIONS"])
+		if flags["http.proxyHost"] == "" {
+			return true, "(no -Dhttp.proxyHost in JAVA_TOOL_OPTIONS)"
+		}
+		return javaDecide(compileNonProxyHosts(flags["http.nonProxyHosts"]), t)
+	}})
+
 // JavaSkipped is a NO_PROXY entry the JVM's http.nonProxyHosts cannot express,
 // and why.
 type JavaSkipped struct {

@@ -8,6 +8,17 @@ import (
 	"unicode"
 )
 
+// The Node.js clients: http.request (the http module's own proxy support,
+// http_proxy || HTTP_PROXY) and fetch (the bundled undici, ??), each line's.
+var (
+	_ = register(nodeFamily(NodeHTTP22, 88))
+	_ = register(nodeFamily(NodeFetch22, 89))
+	_ = register(nodeFamily(NodeHTTP, 90))
+	_ = register(nodeFamily(NodeFetch, 91))
+	_ = register(nodeFamily(NodeHTTP26, 92))
+	_ = register(nodeFamily(NodeFetch26, 93))
+)
+
 // Node.js reads the proxy variables only with NODE_USE_ENV_PROXY=1, and then
 // two ways: http.request and https.request through the http module's own
 // ProxyConfig (lib/internal/http.js), fetch through the undici release bundled
@@ -180,7 +191,7 @@ func atoi(s string) int {
 func isJSSpace(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }
 
 // nodeFamily is Node.js: the http module or fetch, of the client's line.
-func nodeFamily(client Client, noProxy string, t target, _ netip.Addr) (bool, string, error) {
+func nodeMatch(client Client, noProxy string, t target, _ netip.Addr) (bool, string, error) {
 	node := nodeClients[client]
 	if node.fetch {
 		d, e := nodeFetchDecide(node.line, noProxy, t)
@@ -188,4 +199,37 @@ func nodeFamily(client Client, noProxy string, t target, _ netip.Addr) (bool, st
 	}
 	d, e := nodeHTTPDecide(node.line, noProxy, t)
 	return d, e, nil
+}
+
+// nodeFamily is the model of one Node.js client: Node.js 24's are among the
+// clients the rules judge, every line's among NodeClients.
+func nodeFamily(client Client, rank int) Family {
+	lists := []List{ListNode}
+	if nodeClients[client].line == 24 {
+		lists = append(lists, ListMain)
+	}
+	return Family{Client: client, Lists: lists, Rank: rank, Match: nodeMatch, ReadEnv: nodeReadEnv,
+		Reads: Variables{Proxy: []string{"http_proxy", "HTTP_PROXY"}, NoProxy: []string{"no_proxy", "NO_PROXY"}, SetWins: nodeClients[client].fetch}}
+}
+
+// nodeReadEnv reads Node.js's variables: none without NODE_USE_ENV_PROXY=1;
+// fetch needs a proxy variable of either scheme; http.request ignores a proxy
+// URL that is not http:// or https://.
+func nodeReadEnv(client Client, env map[string]string, _ target) (string, string, string) {
+	node := nodeClients[client]
+	switch {
+	case env["NODE_USE_ENV_PROXY"] != "1":
+		return "", "(NODE_USE_ENV_PROXY is not 1)", ""
+	case node.fetch && env["http_proxy"] == "" && env["HTTP_PROXY"] == "" && env["https_proxy"] == "" && env["HTTPS_PROXY"] == "":
+		return "", "(no proxy variable this client reads)", ""
+	}
+	vars := Reads(client)
+	proxy := vars.pick(env, vars.Proxy)
+	switch {
+	case proxy == "":
+		return "", "(no proxy variable this client reads)", ""
+	case !node.fetch && !strings.HasPrefix(proxy, "http://") && !strings.HasPrefix(proxy, "https://"):
+		return "", "(Node.js ignores a proxy URL that is not http:// or https://)", ""
+	}
+	return vars.pickNoProxy(env), "", ""
 }

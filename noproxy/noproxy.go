@@ -12,11 +12,13 @@
 // node-http@22, node-fetch@22, node-http@26, node-fetch@26 those of the other LTS
 // lines; deno, bun, php-guzzle and busybox-wget are Deno 2.9, Bun 1.4, Guzzle 7.4
 // on php-cli and BusyBox 1.35. Each is checked against the real program through a
-// real proxy by the project's tests. dotnet and fabric8 have no runtime the tests
-// can reach: they are modelled from their sources and tested on their projects'
-// own test cases (Client.FromSource).
+// real proxy by the project's tests. dotnet, fabric8 and keycloak (Keycloak's
+// own HTTP client) have no runtime the tests can reach: they are modelled from
+// their sources and tested on their projects' own test cases (Client.FromSource).
 //
-// Reads tells which variables each client reads; Decide with Env applies them.
+// Each client is one Family, registered by the file that holds its matcher
+// (family.go); Reads tells which variables a client reads, Decide with Env
+// applies them, FamilyOf tells the rest.
 package noproxy
 
 import (
@@ -76,12 +78,17 @@ const (
 	// modelled from its source. It refuses a NO_PROXY entry outside
 	// [0-9A-Za-z.-/:] that it reaches before a match (Decision.Refused).
 	Fabric8 Client = "fabric8"
+	// Keycloak's own HTTP client (26.x: identity brokering, user federation):
+	// https_proxy first, for every scheme, and NO_PROXY entries matched as
+	// regular expressions, untrimmed. Modelled from its source.
+	Keycloak Client = "keycloak"
 )
 
 // Clients lists the clients explain and the check rules judge, in the order
 // explain prints them. Node.js's 22.x and 26.x lines are clients of their own
 // (NodeClients), named with the line: node-fetch@22.
-var Clients = []Client{Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX, Ruby, Java, NodeHTTP, NodeFetch, Deno, Bun, PHPGuzzle, DotNet, GRPCCore, GRPCGo}
+// Each family registers itself (family.go); the lists are read off the registry.
+var Clients []Client
 
 // OtherClients are clients explain shows that release-service-proxied does not
 // judge by NO_PROXY: busybox-wget reads no NO_PROXY, so no list sends anything
@@ -89,16 +96,16 @@ var Clients = []Client{Go, Curl, Wget, PythonRequests, PythonURLLib, PythonHTTPX
 // calls); fabric8 calls only its API server, which no-proxy-refused judges;
 // grpc-go@1.70 is a past line (upgrade it: no name entry ever matched);
 // php-guzzle@web decides as curl does on the variables proxykit writes.
-var OtherClients = []Client{BusyBoxWget, Fabric8, GRPCGo170, PHPGuzzleWeb}
+var OtherClients []Client
 
 // FromSource tells a client modelled from its source and its project's own test
 // cases, with no runtime the project's tests can run (no reachable registry
 // ships one): the README's client table says so.
-func (c Client) FromSource() bool { return c == DotNet || c == Fabric8 }
+func (c Client) FromSource() bool { return registry[c].FromSource }
 
 // NodeClients are the Node.js clients of every LTS line the project models and
 // tests: 22.x, 24.x (node-http, node-fetch) and 26.x.
-var NodeClients = []Client{NodeHTTP22, NodeFetch22, NodeHTTP, NodeFetch, NodeHTTP26, NodeFetch26}
+var NodeClients []Client
 
 // NodeLine is the Node.js release line a client models (22, 24 or 26), 0 for
 // any other client.

@@ -131,7 +131,7 @@ func TestDecideEnvNodeVariables(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	_, err := Decide("lynx", "http://a", NoProxy(""))
-	assert.ErrorContains(t, err, `unknown client "lynx" (known: go, curl, wget, python-requests, python-urllib, python-httpx, ruby, java, node-http, node-fetch, deno, bun, php-guzzle, dotnet, grpc-core, grpc-go, busybox-wget, fabric8, grpc-go@1.70, php-guzzle@web; Node.js's other lines: node-http@22, node-fetch@22, node-http@26, node-fetch@26)`)
+	assert.ErrorContains(t, err, `unknown client "lynx" (known: go, curl, wget, python-requests, python-urllib, python-httpx, ruby, java, node-http, node-fetch, deno, bun, php-guzzle, dotnet, grpc-core, grpc-go, busybox-wget, fabric8, grpc-go@1.70, php-guzzle@web, keycloak; Node.js's other lines: node-http@22, node-fetch@22, node-http@26, node-fetch@26)`)
 	_, err = ParseClient("node")
 	assert.ErrorContains(t, err, `client "node" is gone`)
 	assert.ErrorContains(t, err, "name node-http or node-fetch")

@@ -1,6 +1,28 @@
 package noproxy
 
-import "strings"
+import (
+	"net/netip"
+	"strings"
+)
+
+// Guzzle reads the upper-case names, curl underneath its own (phpDecide);
+// outside the CLI the httpoxy guard hides HTTP_PROXY from Guzzle.
+var (
+	_ = register(Family{Client: PHPGuzzle, Lists: []List{ListMain}, Rank: 120,
+		Reads: Variables{Proxy: []string{"HTTP_PROXY"}, NoProxy: []string{"NO_PROXY"}},
+		Match: func(_ Client, noProxy string, t target, _ netip.Addr) (bool, string, error) {
+			d, e := phpDecide(phpEnv(noProxy), t, true)
+			return d, e, nil
+		},
+		DecideEnv: func(_ Client, env map[string]string, t target) (bool, string) { return phpDecide(env, t, true) }})
+	_ = register(Family{Client: PHPGuzzleWeb, Lists: []List{ListOther}, Rank: 230,
+		Reads: Variables{Proxy: []string{"http_proxy"}, NoProxy: []string{"no_proxy", "NO_PROXY"}},
+		Match: func(_ Client, noProxy string, t target, _ netip.Addr) (bool, string, error) {
+			d, e := phpDecide(phpEnv(noProxy), t, false)
+			return d, e, nil
+		},
+		DecideEnv: func(_ Client, env map[string]string, t target) (bool, string) { return phpDecide(env, t, false) }})
+)
 
 // guzzleDecide models Guzzle 7.4's Utils::isHostInNoProxy: blanks are removed,
 // entries split at commas; "*" matches every host; an entry matches a host equal

@@ -7,6 +7,18 @@ import (
 	"strings"
 )
 
+// Python: urllib's getproxies_environment, which requests uses too.
+var pythonReads = Variables{Proxy: []string{"http_proxy", "HTTP_PROXY"}, NoProxy: []string{"no_proxy", "NO_PROXY"}}
+
+var (
+	_ = register(Family{Client: PythonRequests, Lists: []List{ListMain}, Rank: 40, Reads: pythonReads, Match: plain(requestsDecide)})
+	_ = register(Family{Client: PythonURLLib, Lists: []List{ListMain}, Rank: 50, Reads: pythonReads,
+		Match: func(_ Client, noProxy string, t target, _ netip.Addr) (bool, string, error) {
+			d, e := urllibDecide(noProxy, t.netloc)
+			return d, e, nil
+		}})
+)
+
 // requestsDecide models should_bypass_proxies of requests 2.28: for an IPv4
 // host, IPv4 CIDR entries and exact addresses; for any other host, a plain
 // string suffix match on the host and on host:port (no dot boundary, so

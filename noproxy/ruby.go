@@ -7,6 +7,14 @@ import (
 	"strings"
 )
 
+// Ruby: env[name] || env[name.upcase], where "" is true.
+var _ = register(Family{Client: Ruby, Lists: []List{ListMain}, Rank: 70,
+	Reads: Variables{Proxy: []string{"http_proxy", "HTTP_PROXY"}, NoProxy: []string{"no_proxy", "NO_PROXY"}, SetWins: true},
+	Match: func(_ Client, noProxy string, t target, addr netip.Addr) (bool, string, error) {
+		d, e := rubyDecide(noProxy, t, t.resolved(addr))
+		return d, e, nil
+	}})
+
 // rubyEntry is the pattern URI::Generic.use_proxy? scans NO_PROXY with: runs of
 // characters that are no colon, comma or blank, each with an optional ":port".
 // An IPv6 entry falls apart at its colons, so none ever matches.

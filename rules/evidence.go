@@ -2,6 +2,7 @@ package rules
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/proxykit/proxykit/noproxy"
@@ -46,6 +47,8 @@ func evidentClients(c *Context) []evidence {
 					}
 				case "dotnet":
 					add(noproxy.DotNet, "its "+list.name+" call dotnet")
+				case "kc.sh":
+					add(noproxy.Keycloak, "its "+list.name+" call kc.sh, Keycloak's")
 				}
 			}
 		}
@@ -55,6 +58,21 @@ func evidentClients(c *Context) []evidence {
 		add(noproxy.Curl, "image "+c.Image)
 	case strings.Contains(image, "mcr.microsoft.com/dotnet"):
 		add(noproxy.DotNet, "image "+c.Image)
+	case strings.Contains(path.Base(strings.Split(image, ":")[0]), "keycloak"):
+		add(noproxy.Keycloak, "image "+c.Image)
+	}
+	return out
+}
+
+// judgedClients are the clients a container's calls are judged for: every
+// client of noproxy.Clients, and those judged where they are seen (Keycloak's
+// own) when the container evidently runs them.
+func judgedClients(c *Context) []noproxy.Client {
+	out := noproxy.Clients
+	for _, e := range evidentClients(c) {
+		if f, _ := noproxy.FamilyOf(e.client); f.JudgedWhereSeen {
+			out = append(slices.Clone(out), e.client)
+		}
 	}
 	return out
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/proxykit/proxykit/manifest"
-	"github.com/proxykit/proxykit/noproxy"
 )
 
 // RuleInClusterCallProxied: a container calls a host only the cluster's DNS
@@ -31,13 +30,14 @@ func inClusterCallProxied(c *Context) string {
 	var proxied []string
 	more := 0
 	seen := map[manifest.Place]bool{}
+	judged := judgedClients(c)
 	for _, call := range append(slices.Clone(c.calls()), c.shared.loose...) {
 		place := c.shared.places.Of(call)
 		if place != manifest.PlaceInCluster && place != manifest.PlaceUnknown && place != manifest.PlaceLoopback ||
 			!call.HTTP() || c.isServiceForm(call.Host) || isProxyHost(vars, call.Host) {
 			continue
 		}
-		clients := c.shared.decisions.proxiedBy(vars, key, call.Target(), netip.Addr{})
+		clients := c.shared.decisions.proxiedBy(vars, key, call.Target(), netip.Addr{}, judged)
 		if len(clients) == 0 {
 			continue
 		}
@@ -47,7 +47,7 @@ func inClusterCallProxied(c *Context) string {
 			continue
 		}
 		who := "every client"
-		if len(clients) < len(noproxy.Clients) {
+		if len(clients) < len(judged) {
 			who = strings.Join(clients, ", ")
 		}
 		proxied = append(proxied, fmt.Sprintf("%s (%s): %s%s", call.HostPort(), call.Where, who, placeNote(place, call.Host)))

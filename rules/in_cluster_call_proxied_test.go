@@ -133,3 +133,25 @@ func inClusterOnly(findings []Finding) []Finding {
 	}
 	return out
 }
+
+// Keycloak's own client, judged where the container runs Keycloak: it matches
+// an entry as the pattern (?:.+\.)?<entry> of the whole host, so a NO_PROXY
+// written with ".svc" alone sends dex.auth.svc to the proxy for it, while every
+// other client goes direct; the library's "svc,.svc" lets all of them through.
+func TestInClusterCallProxiedForKeycloak(t *testing.T) {
+	keycloak := func(noProxy string) []Finding {
+		stream := strings.Replace(pod(plainEnv("http://proxy:3128", noProxy)+"\n- {name: KC_SPI_BROKER_URL, value: \"http://dex.auth.svc:5556\"}", ""), "image: x", "image: quay.io/keycloak/keycloak:26.4", 1)
+		m, err := manifest.Parse(stream)
+		require.NoError(t, err)
+		return inClusterOnly(Check(m, WithCluster(testCluster)))
+	}
+	findings := keycloak("localhost,127.0.0.1,.svc,.cluster.local,10.96.0.0/12,10.244.0.0/16")
+	require.Len(t, findings, 1)
+	assert.Contains(t, findings[0].Message, "dex.auth.svc:5556 (env KC_SPI_BROKER_URL): keycloak;")
+	assert.Empty(t, keycloak(goodNoProxy), "the library writes svc beside .svc")
+
+	// the same NO_PROXY in a container that shows no Keycloak: nothing to judge
+	m, err := manifest.Parse(pod(plainEnv("http://proxy:3128", "localhost,127.0.0.1,.svc,.cluster.local")+"\n- {name: URL, value: \"http://dex.auth.svc:5556\"}", ""))
+	require.NoError(t, err)
+	assert.Empty(t, inClusterOnly(Check(m, WithCluster(testCluster))))
+}

@@ -9,8 +9,8 @@ import (
 )
 
 // RuleLowercaseRequired: the container has the proxy only in upper case
-// (proxy.lowercase: false) and evidently runs a client that reads only
-// http_proxy: curl for http://, wget, BusyBox's wget.
+// (proxy.lowercase: false) and evidently runs a client that reads only the
+// lower-case names (noproxy.Reads): curl for http://, wget, BusyBox's wget.
 const RuleLowercaseRequired = "lowercase-required"
 
 func lowercaseRequired(c *Context) string {
@@ -28,14 +28,14 @@ func lowercaseRequired(c *Context) string {
 	}
 	var reads []string
 	for _, e := range evidentClients(c) {
-		if slices.Contains([]noproxy.Client{noproxy.Curl, noproxy.Wget, noproxy.BusyBoxWget}, e.client) {
+		if readsOnlyLowercase(e.client) {
 			reads = append(reads, fmt.Sprintf("%s (%s)", e.client, e.where))
 		}
 	}
 	if len(reads) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("the proxy is set in upper case only, and %s read%s only http_proxy: %s every http:// request directly%s; set the lower-case twins (proxy.lowercase: true, the default)",
+	return fmt.Sprintf("the proxy is set in upper case only, and %s read%s only the lower-case http_proxy: %s every http:// request directly%s; set the lower-case twins (proxy.lowercase: true, the default)",
 		strings.Join(reads, " and "), plural3(len(reads)), map[bool]string{true: "it sends", false: "they send"}[len(reads) == 1], c.Where)
 }
 
@@ -45,4 +45,11 @@ func plural3(n int) string {
 		return "s"
 	}
 	return ""
+}
+
+// readsOnlyLowercase tells a client that reads its proxy URL from lower-case
+// variables alone, as its family says.
+func readsOnlyLowercase(client noproxy.Client) bool {
+	proxy := noproxy.Reads(client).Proxy
+	return len(proxy) > 0 && !slices.ContainsFunc(proxy, func(name string) bool { return name != strings.ToLower(name) })
 }

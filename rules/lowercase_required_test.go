@@ -36,6 +36,6 @@ func TestRuleLowercaseRequired(t *testing.T) {
 	require.NoError(t, err)
 	for _, f := range Check(m, WithCluster(testCluster), ExpectVariables([]string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"})) {
 		assert.Equal(t, RuleLowercaseRequired, f.Rule, "the values asked for upper case only: only this")
-		assert.Contains(t, f.Message, "busybox-wget (its args call wget, BusyBox's in image busybox:1.36) reads only http_proxy: it sends every http:// request directly")
+		assert.Contains(t, f.Message, "busybox-wget (its args call wget, BusyBox's in image busybox:1.36) reads only the lower-case http_proxy: it sends every http:// request directly")
 	}
 }

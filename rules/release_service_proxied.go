@@ -32,7 +32,7 @@ func releaseServiceProxied(c *Context) string {
 	if !ok || len(c.shared.services) == 0 {
 		return ""
 	}
-	msg := c.shared.decisions.releaseServiceFinding(vars, key, callHosts(c.shared.services, c.calls(), c.Namespace, c.Cluster.Domain))
+	msg := c.shared.decisions.releaseServiceFinding(vars, key, callHosts(c.shared.services, c.calls(), c.Namespace, c.Cluster.Domain), judgedClients(c))
 	if msg == "" {
 		return ""
 	}
@@ -152,9 +152,9 @@ var clientVariables = append(slices.Clone(manifest.ProxyVariables), "JAVA_TOOL_O
 // with env: each reads its own variables (curl and wget the lower-case ones, the
 // JVM its -D flags, Node.js only with NODE_USE_ENV_PROXY=1) and matches NO_PROXY
 // its own way (Ruby also against addr, the address the host resolves to).
-func proxiedBy(env map[string]string, target string, addr netip.Addr) []string {
+func proxiedBy(env map[string]string, target string, addr netip.Addr, clients []noproxy.Client) []string {
 	var out []string
-	for _, client := range noproxy.Clients {
+	for _, client := range clients {
 		d, err := noproxy.Decide(client, target, noproxy.Env(env), noproxy.ResolvedTo(addr))
 		if err == nil && !d.Direct {
 			out = append(out, string(client))
@@ -166,12 +166,12 @@ func proxiedBy(env map[string]string, target string, addr netip.Addr) []string {
 // serviceJudge remembers decisions: the containers of a chart share a few environments.
 type serviceJudge map[string][]string
 
-func (j serviceJudge) proxiedBy(env map[string]string, envKey, target string, addr netip.Addr) []string {
-	key := envKey + "\x00" + target + "\x00" + addr.String()
+func (j serviceJudge) proxiedBy(env map[string]string, envKey, target string, addr netip.Addr, judged []noproxy.Client) []string {
+	key := fmt.Sprint(envKey, "\x00", target, "\x00", addr, "\x00", judged[len(noproxy.Clients):])
 	if clients, ok := j[key]; ok {
 		return clients
 	}
-	clients := proxiedBy(env, target, addr)
+	clients := proxiedBy(env, target, addr, judged)
 	j[key] = clients
 	return clients
 }
@@ -192,7 +192,7 @@ func proxyEnv(env manifest.Env) (vars map[string]string, key string, ok bool) {
 
 // releaseServiceFinding is the message of RuleReleaseServiceProxied for one
 // container, or "" when every Service's names go around the proxy.
-func (j serviceJudge) releaseServiceFinding(env map[string]string, envKey string, hosts []callHost) string {
+func (j serviceJudge) releaseServiceFinding(env map[string]string, envKey string, hosts []callHost, judged []noproxy.Client) string {
 	type proxiedHost struct {
 		host, why string
 		clients   []string
@@ -200,7 +200,7 @@ func (j serviceJudge) releaseServiceFinding(env map[string]string, envKey string
 	byService := map[service][]proxiedHost{}
 	var order []service
 	for _, h := range hosts {
-		clients := j.proxiedBy(env, envKey, h.service.target(h.host), h.service.addr)
+		clients := j.proxiedBy(env, envKey, h.service.target(h.host), h.service.addr, judged)
 		if len(clients) == 0 {
 			continue
 		}
@@ -224,7 +224,7 @@ func (j serviceJudge) releaseServiceFinding(env map[string]string, envKey string
 		hostsBy := map[string][]string{}
 		for _, h := range byService[s] {
 			clients := "every client"
-			if len(h.clients) < len(noproxy.Clients) {
+			if len(h.clients) < len(judged) {
 				clients = strings.Join(h.clients, ", ")
 			}
 			what := h.host

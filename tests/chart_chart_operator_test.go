@@ -43,7 +43,7 @@ chartOperator: {env: [{name: LOG_LEVEL, value: debug}]}
 `,
 			want: []corev1.EnvVar{
 				fixture.Val("HTTP_PROXY", "http://c:3128"),
-				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,.corp.example,[::1]"),
+				fixture.Val("NO_PROXY", "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,corp.example,.corp.example,[::1]"),
 				fixture.Val("TZ", "UTC"), fixture.Val("LOG_LEVEL", "debug"),
 			},
 		},

@@ -72,7 +72,7 @@ app:
 	assert.Equal(t, "own.example", env["no_proxy"].Value)
 	// a comma-separated string is read like proxy.noProxy, and entries are written as there
 	m = fixture.Render(t, fixture.Fixture, fixture.PlainProxy+"caller: {services: [api], noProxy: \"api, *.api.example ,10.1.2.3/16\"}\n")
-	assert.Equal(t, fixture.WithNoProxy(fixture.NoProxyPlain, "api,.api.example,10.1.0.0/16"), fixture.EnvMap(callerEnv(t, m, "generate-env"))["NO_PROXY"].Value)
+	assert.Equal(t, fixture.WithNoProxy(fixture.NoProxyPlain, "api,api.example,.api.example,10.1.0.0/16"), fixture.EnvMap(callerEnv(t, m, "generate-env"))["NO_PROXY"].Value)
 }
 
 func TestGenerateEnvNoProxyPerCallWithCredentials(t *testing.T) {

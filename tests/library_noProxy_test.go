@@ -63,7 +63,7 @@ proxy:
   noProxy: " .corp.example , *.corp.example,registry.local,,10.0.0.0/8, registry.local ,svc,localhost"
 cluster: {metadataEndpoints: false}
 `,
-			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,.corp.example,registry.local,10.0.0.0/8,[::1]",
+			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,corp.example,.corp.example,registry.local,10.0.0.0/8,[::1]",
 		},
 		{
 			name: "installation entries as a list",
@@ -73,7 +73,7 @@ proxy:
   noProxy: ["*.corp.example", " 192.168.0.0/16 "]
 cluster: {metadataEndpoints: false}
 `,
-			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,.corp.example,192.168.0.0/16,[::1]",
+			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,corp.example,.corp.example,192.168.0.0/16,[::1]",
 		},
 		{
 			name: "node CIDRs after the service CIDRs, before the API server; metadata of AWS, GCP and Azure",
@@ -97,7 +97,7 @@ cluster: {serviceCIDRs: ["fd00:10:96::/112"], apiServer: "[fd00:10:96::1]", meta
 proxy: {http: "http://proxy:3128", noProxy: ["a.example,b.example", " c.example , *.d.example", "10.0.0.0/8,"]}
 cluster: {metadataEndpoints: false}
 `,
-			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,a.example,b.example,c.example,.d.example,10.0.0.0/8,[::1]",
+			want: "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,a.example,b.example,c.example,d.example,.d.example,10.0.0.0/8,[::1]",
 		},
 		{
 			name: "host names with ports, underscores and trailing dots are kept as written",

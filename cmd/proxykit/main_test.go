@@ -18,7 +18,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stder
 const (
 	eks        = "../../examples/providers/eks.yaml"
 	mgmt       = "../../examples/providers/mgmt-credentials.yaml"
-	eksNoProxy = "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.0.0.0/8,172.20.0.0/16,172.20.0.1,169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,fd00:ec2::23,.internal,.eks.amazonaws.com,registry.corp.example,[::1],[fd00:ec2::254],[fd00:ec2::23]"
+	eksNoProxy = "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.0.0.0/8,172.20.0.0/16,172.20.0.1,169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,fd00:ec2::23,internal,.internal,eks.amazonaws.com,.eks.amazonaws.com,registry.corp.example,[::1],[fd00:ec2::254],[fd00:ec2::23]"
 )
 
 func TestCommands(t *testing.T) {
@@ -32,7 +32,7 @@ func TestCommands(t *testing.T) {
 	}{
 		{"noproxy from a values file", "", []string{"noproxy", "-f", eks}, 0, []string{eksNoProxy + "\n"}, nil},
 		{"noproxy with --set over the file", "", []string{"noproxy", "-f", eks, "--set", "cluster.metadataEndpoints=false"}, 0,
-			[]string{"172.20.0.1,.internal"}, nil},
+			[]string{"172.20.0.1,internal,.internal"}, nil},
 		{"noproxy: a typo names the key", "", []string{"noproxy", "-f", eks, "--set", "cluster.podCIDR=10.0.0.0/8"}, 2, nil,
 			[]string{"unknown key cluster.podCIDR (did you mean cluster.podCIDRs?)"}},
 		{"noproxy: the proxy off", "", []string{"noproxy"}, 2, nil, []string{"the proxy is off"}},

@@ -151,7 +151,7 @@ func FuzzMarshal(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if !json.Valid([]byte(`"`+strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`)+`"`)) {
+		if !json.Valid([]byte(`"` + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), `"`, `\"`) + `"`)) {
 			return // not valid UTF-8 text: no JSON string holds it
 		}
 		roundTrip(t, map[string]any{"k": s, s: []any{s, map[string]any{s: s}}})

@@ -232,6 +232,11 @@ s3.us-east-1.amazonaws.com) is kept: operators bypass their cloud's endpoints on
   {{- if and (not $invalid) (eq $kind "name") (eq (include "proxykit.noProxy.publicSuffix" (dict "name" $host "suffixes" .suffixes)) "icann") -}}
     {{- fail (printf "proxykit: %s: %q is a public suffix: every host under %s belongs to someone else, and NO_PROXY would send them all around the proxy; name your own domains instead (.corp.example)" $key (include "proxykit.validate.redact" $entry) (trimAll "." $host)) -}}
   {{- end -}}
+  {{- if and (not $invalid) (hasPrefix "." $host) -}}
+    {{- /* its bare twin first: clients that match an entry as a pattern of the whole host name
+           (Keycloak's (?:.+\.)?<entry>, .NET's exact names) match no real host with the dot */ -}}
+    {{- $out = list (trimPrefix "." $entry) $entry -}}
+  {{- end -}}
 {{- end -}}
 {{- if $invalid -}}
   {{- fail (printf "proxykit: %s: %q is not a host name, domain (.example.com), IP address, [IPv6]:port or CIDR" $key (include "proxykit.validate.redact" $entry)) -}}

@@ -1,0 +1,168 @@
+// Command testtimes runs `go test -json ...`, prints what go test prints
+// without -json, keeps each test's time, and reports the slowest: make test
+// ends with the ten slowest tests of every run it made, so that the suite's
+// budget is watched where it is spent.
+//
+//	testtimes -record FILE -- go test -json ./...   run, print, append the times to FILE
+//	testtimes -report FILE [-n 10]                  print the n slowest tests of FILE
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sort"
+	"time"
+)
+
+// event is what go test -json writes (cmd/test2json).
+type event struct {
+	Action  string
+	Package string
+	Test    string
+	Elapsed float64
+	Output  string
+}
+
+// record is one finished test.
+type record struct {
+	Package string  `json:"package"`
+	Test    string  `json:"test"`
+	Seconds float64 `json:"seconds"`
+	Passed  bool    `json:"passed"`
+}
+
+func main() {
+	recordTo := flag.String("record", "", "run the command after --, and append its tests' times to this file")
+	report := flag.String("report", "", "print the slowest tests this file holds")
+	n := flag.Int("n", 10, "how many to report")
+	flag.Parse()
+	switch {
+	case *report != "":
+		if err := printSlowest(os.Stdout, *report, *n); err != nil {
+			fmt.Fprintln(os.Stderr, "testtimes:", err)
+			os.Exit(2)
+		}
+	case *recordTo != "" && flag.NArg() > 0:
+		os.Exit(run(*recordTo, flag.Args()))
+	default:
+		fmt.Fprintln(os.Stderr, "usage: testtimes -record FILE -- go test -json ... | testtimes -report FILE [-n 10]")
+		os.Exit(2)
+	}
+}
+
+// run runs the command, prints its tests' output as go test does without
+// -json, appends the times to file and returns the command's exit status.
+func run(file string, args []string) int {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stderr = os.Stdin, os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testtimes:", err)
+		return 2
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, "testtimes:", err)
+		return 2
+	}
+	records, err := relay(out, os.Stdout)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testtimes:", err)
+	}
+	status := 0
+	if err := cmd.Wait(); err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			fmt.Fprintln(os.Stderr, "testtimes:", err)
+			return 2
+		}
+		status = exit.ExitCode()
+	}
+	if err := appendRecords(file, records); err != nil {
+		fmt.Fprintln(os.Stderr, "testtimes:", err)
+		return max(status, 2)
+	}
+	return status
+}
+
+// relay copies the output of a go test -json stream to w and collects the
+// finished tests; a line that is no event (a build error) is copied as it is.
+func relay(r io.Reader, w io.Writer) ([]record, error) {
+	var records []record
+	s := bufio.NewScanner(r)
+	s.Buffer(make([]byte, 1<<20), 16<<20)
+	for s.Scan() {
+		var e event
+		if json.Unmarshal(s.Bytes(), &e) != nil || e.Action == "" {
+			fmt.Fprintln(w, s.Text())
+			continue
+		}
+		switch e.Action {
+		case "output", "build-output":
+			fmt.Fprint(w, e.Output)
+		case "pass", "fail":
+			if e.Test != "" {
+				records = append(records, record{Package: e.Package, Test: e.Test, Seconds: e.Elapsed, Passed: e.Action == "pass"})
+			}
+		}
+	}
+	return records, s.Err()
+}
+
+func appendRecords(file string, records []record) error {
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(f)
+	for _, r := range records {
+		if err := enc.Encode(r); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}
+
+// printSlowest prints the n slowest tests of file, top-level tests only (a
+// subtest's time is in its parent's).
+func printSlowest(w io.Writer, file string, n int) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var all []record
+	dec := json.NewDecoder(f)
+	for {
+		var r record
+		if err := dec.Decode(&r); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		if !isSubtest(r.Test) {
+			all = append(all, r)
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Seconds > all[j].Seconds })
+	fmt.Fprintf(w, "the %d slowest tests:\n", min(n, len(all)))
+	for _, r := range all[:min(n, len(all))] {
+		fmt.Fprintf(w, "%8s  %s %s\n", time.Duration(r.Seconds*float64(time.Second)).Round(100*time.Millisecond), r.Package, r.Test)
+	}
+	return nil
+}
+
+func isSubtest(name string) bool {
+	for _, c := range name {
+		if c == '/' {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A go test -json stream prints as go test prints it, and the times of its
+// top-level tests are reported slowest first; a build error's line passes through.
+func TestRelayAndReport(t *testing.T) {
+	stream := `{"Action":"run","Package":"p","Test":"TestA"}
+{"Action":"output","Package":"p","Test":"TestA","Output":"--- FAIL: TestA (2.00s)\n"}
+{"Action":"fail","Package":"p","Test":"TestA","Elapsed":2}
+{"Action":"pass","Package":"p","Test":"TestB","Elapsed":7.5}
+{"Action":"pass","Package":"p","Test":"TestB/sub","Elapsed":7.4}
+{"Action":"pass","Package":"q","Test":"TestC","Elapsed":0.1}
+{"Action":"output","Package":"p","Output":"FAIL\tp\t9.6s\n"}
+{"Action":"fail","Package":"p","Elapsed":9.6}
+# q: build failed
+`
+	var out bytes.Buffer
+	records, err := relay(strings.NewReader(stream), &out)
+	require.NoError(t, err)
+	assert.Equal(t, "--- FAIL: TestA (2.00s)\nFAIL\tp\t9.6s\n# q: build failed\n", out.String())
+	require.Len(t, records, 4)
+
+	file := filepath.Join(t.TempDir(), "times.json")
+	require.NoError(t, appendRecords(file, records[:2]))
+	require.NoError(t, appendRecords(file, records[2:]))
+	var report bytes.Buffer
+	require.NoError(t, printSlowest(&report, file, 2))
+	assert.Equal(t, "the 2 slowest tests:\n    7.5s  p TestB\n      2s  p TestA\n", report.String())
+}
+
+// run returns the command's exit status and records what it ran.
+func TestRunKeepsTheExitStatus(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "times.json")
+	assert.Equal(t, 3, run(file, []string{"sh", "-c", `echo '{"Action":"pass","Package":"p","Test":"TestX","Elapsed":1}'; exit 3`}))
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"test":"TestX"`)
+}
