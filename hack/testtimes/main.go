@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -90,10 +91,12 @@ func run(file string, args []string) int {
 	return status
 }
 
-// relay copies the output of a go test -json stream to w and collects the
-// finished tests; a line that is no event (a build error) is copied as it is.
+// relay prints a go test -json stream as go test prints without -v: a
+// failing test's output, the packages' summary lines and build errors (a line
+// that is no event is copied as it is); it collects the finished tests.
 func relay(r io.Reader, w io.Writer) ([]record, error) {
 	var records []record
+	buffered := map[string]string{} // package and test -> its output so far
 	s := bufio.NewScanner(r)
 	s.Buffer(make([]byte, 1<<20), 16<<20)
 	for s.Scan() {
@@ -102,16 +105,33 @@ func relay(r io.Reader, w io.Writer) ([]record, error) {
 			fmt.Fprintln(w, s.Text())
 			continue
 		}
+		key := e.Package + " " + e.Test
 		switch e.Action {
-		case "output", "build-output":
+		case "build-output":
 			fmt.Fprint(w, e.Output)
-		case "pass", "fail":
+		case "output":
 			if e.Test != "" {
+				buffered[key] += e.Output
+			} else if !verboseOnly(e.Output) {
+				fmt.Fprint(w, e.Output)
+			}
+		case "pass", "fail", "skip":
+			if e.Action == "fail" {
+				fmt.Fprint(w, buffered[key])
+			}
+			delete(buffered, key)
+			if e.Test != "" && e.Action != "skip" {
 				records = append(records, record{Package: e.Package, Test: e.Test, Seconds: e.Elapsed, Passed: e.Action == "pass"})
 			}
 		}
 	}
 	return records, s.Err()
+}
+
+// verboseOnly tells a package-level line that go test prints only with -v,
+// which -json implies.
+func verboseOnly(line string) bool {
+	return line == "PASS\n" || strings.HasPrefix(line, "=== ") || strings.HasPrefix(line, "--- PASS") || strings.HasPrefix(line, "--- SKIP")
 }
 
 func appendRecords(file string, records []record) error {

@@ -15,9 +15,15 @@ import (
 // top-level tests are reported slowest first; a build error's line passes through.
 func TestRelayAndReport(t *testing.T) {
 	stream := `{"Action":"run","Package":"p","Test":"TestA"}
+{"Action":"output","Package":"p","Test":"TestA","Output":"=== RUN   TestA\n"}
+{"Action":"output","Package":"p","Test":"TestA","Output":"    a_test.go:3: boom\n"}
 {"Action":"output","Package":"p","Test":"TestA","Output":"--- FAIL: TestA (2.00s)\n"}
 {"Action":"fail","Package":"p","Test":"TestA","Elapsed":2}
+{"Action":"output","Package":"p","Test":"TestB","Output":"=== RUN   TestB\n"}
+{"Action":"output","Package":"p","Test":"TestB","Output":"--- PASS: TestB (7.50s)\n"}
 {"Action":"pass","Package":"p","Test":"TestB","Elapsed":7.5}
+{"Action":"output","Package":"q","Output":"PASS\n"}
+{"Action":"output","Package":"q","Output":"ok  \tq\t0.1s\n"}
 {"Action":"pass","Package":"p","Test":"TestB/sub","Elapsed":7.4}
 {"Action":"pass","Package":"q","Test":"TestC","Elapsed":0.1}
 {"Action":"output","Package":"p","Output":"FAIL\tp\t9.6s\n"}
@@ -27,7 +33,7 @@ func TestRelayAndReport(t *testing.T) {
 	var out bytes.Buffer
 	records, err := relay(strings.NewReader(stream), &out)
 	require.NoError(t, err)
-	assert.Equal(t, "--- FAIL: TestA (2.00s)\nFAIL\tp\t9.6s\n# q: build failed\n", out.String())
+	assert.Equal(t, "=== RUN   TestA\n    a_test.go:3: boom\n--- FAIL: TestA (2.00s)\nok  \tq\t0.1s\nFAIL\tp\t9.6s\n# q: build failed\n", out.String(), "as go test prints without -v")
 	require.Len(t, records, 4)
 
 	file := filepath.Join(t.TempDir(), "times.json")
