@@ -69,5 +69,5 @@ func TestGoInstallTheCLI(t *testing.T) {
 	run := exec.Command(bin, "noproxy", "-f", fixture.Path("examples", "providers", "gke.yaml"))
 	got, err := run.CombinedOutput()
 	require.NoError(t, err, "%s", got)
-	assert.Equal(t, "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.0.0.0/14,10.4.0.0/19,10.4.0.1,169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,fd00:ec2::23,.googleapis.com,[::1],[fd00:ec2::254],[fd00:ec2::23]\n", string(got))
+	assert.Equal(t, "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.0.0.0/14,10.4.0.0/19,10.4.0.1,169.254.169.254,metadata.google.internal,168.63.129.16,169.254.170.23,fd00:ec2::254,fd00:ec2::23,googleapis.com,.googleapis.com,[::1],[fd00:ec2::254],[fd00:ec2::23]\n", string(got))
 }
