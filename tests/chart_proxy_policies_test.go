@@ -84,7 +84,7 @@ func TestProxyPoliciesNative(t *testing.T) {
 	binding := proxytest.Get[admissionv1.MutatingAdmissionPolicyBinding](t, r, "inject-proxy-env")
 	assert.Equal(t, "inject-proxy-env", binding.Spec.PolicyName)
 	assert.Equal(t, admissionv1.IfNeededReinvocationPolicy, policy.Spec.ReinvocationPolicy)
-	require.Len(t, policy.Spec.Mutations, 2, "one JSON patch for the env of every list, one apply configuration for the record")
+	require.Len(t, policy.Spec.Mutations, 1, "one JSON patch for the env of every list and the record: each mutation costs a conversion of the Pod")
 	m := policy.Spec.Mutations[0]
 	assert.Equal(t, admissionv1.PatchTypeJSONPatch, m.PatchType)
 	require.NotNil(t, m.JSONPatch)
@@ -107,9 +107,7 @@ func TestProxyPoliciesNative(t *testing.T) {
 	// an empty own value is filled in place, a twin copied from the container's own
 	assert.Contains(t, expr, `holes.filter(j, c.env[j].name == "NO_PROXY").map(j, JSONPatch{op: "replace", path: "/spec/containers/" + string(i) + "/env" + "/" + string(j), value: e})`)
 	assert.Contains(t, expr, `"NO_PROXY" in own ? mine.filter(x, x.name == "NO_PROXY").map(x, has(x.valueFrom) ? {"name": dyn("no_proxy"), "valueFrom": dyn(`)
-	ac := policy.Spec.Mutations[1]
-	assert.Equal(t, admissionv1.PatchTypeApplyConfiguration, ac.PatchType)
-	assert.Contains(t, ac.ApplyConfiguration.Expression, `annotations: {"proxykit.io/proxy-config": `)
+	assert.Contains(t, expr, `has(object.metadata.annotations) ? [JSONPatch{op: "add", path: "/metadata/annotations/" + jsonpatch.escapeKey("proxykit.io/proxy-config"), value: `)
 	conditions := map[string]string{}
 	for _, c := range policy.Spec.MatchConditions {
 		conditions[c.Name] = c.Expression
@@ -137,7 +135,7 @@ func TestProxyPoliciesMergeDropsPublicEntriesLast(t *testing.T) {
 	require.NoError(t, err)
 
 	policy := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, merged), "inject-proxy-env")
-	require.Len(t, policy.Spec.Mutations, 3, "the env, the drop, the record")
+	require.Len(t, policy.Spec.Mutations, 2, "the env and the record, then the drop")
 	drop := policy.Spec.Mutations[1].JSONPatch.Expression
 	assert.True(t, strings.HasPrefix(drop, "["+strconv.Quote(table)+"].map(psl, "), "the table, bound once")
 	assert.Equal(t, 1, strings.Count(drop, table))
@@ -148,7 +146,7 @@ func TestProxyPoliciesMergeDropsPublicEntriesLast(t *testing.T) {
 	}
 	assert.Contains(t, drop, fmt.Sprintf(`c.env[j].value.size() > %d && c.env[j].value.substring(%d).startsWith(",")`, len(fixture.PolicyNoProxy), len(fixture.PolicyNoProxy)))
 	assert.Contains(t, drop, `c.env[j].name == "JAVA_TOOL_OPTIONS"`, "with proxy.runtimes java, the appended -Dhttp.nonProxyHosts too")
-	require.Len(t, proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, java), "inject-proxy-env").Spec.Mutations, 2, "no merge, no drop")
+	require.Len(t, proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, java), "inject-proxy-env").Spec.Mutations, 1, "no merge, no drop")
 
 	p := fixture.DecodePolicy(t, fixture.Render(t, fixture.ProxyPolicies, merged+fixture.ClusterPolicyKind), "inject-proxy-env")
 	var names []string

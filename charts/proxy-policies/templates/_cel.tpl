@@ -119,8 +119,10 @@ are read from those few places.
 With credentials own settings are never replaced (a merge would mix an own value
 with the Secret's). The record of the configuration given (proxykit.proxy.record)
 goes into the Pod's proxykit.io/proxy-config annotation on CREATE: by the JSON
-patch with credentials, else by the apply configuration, which also adds the
-bundle volume and mounts (`?list:` fields: an absent list stays absent).
+patch, one mutation in all (each mutation costs the API server a conversion of
+the Pod, and an apply configuration a structured merge), or with a trusted CA
+and no credentials by the apply configuration that adds the bundle volume and
+mounts (`?list:` fields: an absent list stays absent).
 Input: the root context. Output: YAML list.
 */}}
 {{- define "proxy-policies.cel.mutations" -}}
@@ -205,7 +207,7 @@ Input: the root context. Output: YAML list.
       )[0]).flatten())
       {{- end }}
       )[0])[0])[0])[0])[0]
-      {{- if $s.credentials }}
+      {{- if or $s.credentials (not $mount) }}
       + (has(request.subResource) && request.subResource != "" ? [] :
       has(object.metadata.annotations) ? [JSONPatch{op: "add", path: "/metadata/annotations/" + jsonpatch.escapeKey({{ toJson $annotation }}), value: {{ toJson $record }}}] :
       [JSONPatch{op: "add", path: "/metadata/annotations", value: {{ "{" }}{{ toJson $annotation }}: {{ toJson $record }}{{ "}" }}}])
@@ -215,7 +217,7 @@ Input: the root context. Output: YAML list.
 {{- if and $merge (or $noProxy $javaMerge) }}
 {{ include "proxy-policies.cel.dropPublic" (dict "context" . "noProxy" $noProxy "java" (ternary $java "" $javaMerge) "lists" $lists) }}
 {{- end }}
-{{- if or (not $s.credentials) $mount }}
+{{- if $mount }}
 # one apply configuration for every list (one merge per request); an absent list stays absent
 - patchType: ApplyConfiguration
   applyConfiguration:
