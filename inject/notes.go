@@ -2,6 +2,7 @@ package inject
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -55,7 +56,8 @@ func (n objectNote) about(doc document, ns string) bool {
 }
 
 // annotateNotes adds notes to doc's AnnotationNotes, after those it carries
-// (so that injecting twice equals injecting once); false when it holds them all.
+// (so that injecting twice equals injecting once), at most maxNotesBytes of
+// them, then a line that counts the rest; false when it holds them all.
 func annotateNotes(doc document, notes []string) bool {
 	if len(notes) == 0 || doc.object == nil {
 		return false
@@ -70,20 +72,42 @@ func annotateNotes(doc document, notes []string) bool {
 		annotations = map[string]any{}
 	}
 	have, _ := annotations[AnnotationNotes].(string)
-	lines := strings.Split(have, "\n")
-	if have == "" {
-		lines = nil
-	}
-	added := false
-	for _, n := range notes {
-		if !slices.Contains(lines, n) {
-			lines = append(lines, n)
-			added = true
+	var lines []string
+	size := 0
+	for _, line := range strings.Split(have, "\n") {
+		if line != "" && !overflowLine.MatchString(line) {
+			lines = append(lines, line)
+			size += len(line) + 1
 		}
 	}
-	if added {
-		annotations[AnnotationNotes] = strings.Join(lines, "\n")
-		meta["annotations"] = annotations
+	more := 0
+	for _, n := range notes {
+		if slices.Contains(lines, n) {
+			continue
+		}
+		if size+len(n)+1 > maxNotesBytes {
+			more++
+			continue
+		}
+		lines = append(lines, n)
+		size += len(n) + 1
 	}
-	return added
+	if more > 0 {
+		lines = append(lines, fmt.Sprintf("and %d more notes, on proxykit inject's standard error", more))
+	}
+	joined := strings.Join(lines, "\n")
+	if joined == have {
+		return false
+	}
+	annotations[AnnotationNotes] = joined
+	meta["annotations"] = annotations
+	return true
 }
+
+// overflowLine is the last line of an annotation that holds not every note.
+var overflowLine = regexp.MustCompile(`^and \d+ more notes, on proxykit inject's standard error$`)
+
+// maxNotesBytes bounds the annotation: the API server refuses an object whose
+// annotations hold more than 256 KiB, and a chart may call a thousand hosts
+// inject cannot place.
+const maxNotesBytes = 16 << 10

@@ -1,6 +1,7 @@
 package inject
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -65,4 +66,23 @@ spec:
 	assert.Empty(t, notes("Deployment", "quiet"))
 	onObjects := strings.Split(web+"\n"+notes("ConfigMap", "backends"), "\n")
 	assert.ElementsMatch(t, result.Notes, onObjects, "every note, on its object")
+}
+
+// A thousand hosts inject cannot place give a thousand notes: the annotation
+// keeps the first 16 KiB of them and says how many more stderr has, since the
+// API server refuses an object with more than 256 KiB of annotations; twice
+// injected, the same.
+func TestStreamBoundsTheNotes(t *testing.T) {
+	var urls strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&urls, "      - http://svc%d.storage:9000\n", i)
+	}
+	stream := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      containers:\n        - name: web\n          image: web\n          args:\n" + strings.ReplaceAll(urls.String(), "      - ", "            - ")
+	out, result := run(t, plainValues, stream, Options{Namespace: "shop"})
+	require.Greater(t, len(result.Notes), 900)
+	m, err := proxytest.Parse(out)
+	require.NoError(t, err)
+	notes := m.Find("Deployment", "web").Annotation(AnnotationNotes)
+	assert.LessOrEqual(t, len(notes), maxNotesBytes+100)
+	assert.Regexp(t, `\nand \d+ more notes, on proxykit inject's standard error$`, notes)
 }
