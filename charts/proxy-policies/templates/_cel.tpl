@@ -114,8 +114,9 @@ For each container not named in proxykit.io/skip-containers:
   they win over older proxy flags the container carries.
 Each container's env is scanned once (idx: the places of the entries the policy
 names; names is a map literal), inside the runtime cost budget for 100 containers
-of 400 entries; own (the names it sets) and holes (the places of its placeholders)
-are read from those few places.
+of 400 entries; a container that names none of them (most) gets the list appended
+at once, and for the others own (the names it sets) and holes (the places of its
+placeholders) are read from those few places.
 With credentials own settings are never replaced (a merge would mix an own value
 with the Secret's). The record of the configuration given (proxykit.proxy.record)
 goes into the Pod's proxykit.io/proxy-config annotation on CREATE: by the JSON
@@ -177,6 +178,7 @@ Input: the root context. Output: YAML list.
       c.name in skip ? [] :
       !has(c.env) ? [JSONPatch{op: "add", path: {{ $base }}, value: plist}] :
       [lists.range(size(c.env)).filter(j, c.env[j].name in names)].map(idx,
+      size(idx) == 0 ? plist.map(e, JSONPatch{op: "add", path: {{ $base }} + "/-", value: e}) :
       [idx.filter(j, has(c.env[j].valueFrom) || (has(c.env[j].value) && c.env[j].value != "")).map(j, c.env[j])].map(mine,
       [mine.map(x, x.name)].map(own,
       [idx.filter(j, !has(c.env[j].valueFrom) && (!has(c.env[j].value) || c.env[j].value == ""))].map(holes,
