@@ -226,12 +226,12 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	if err != nil {
 		return nil, result, err
 	}
-	override, err := policyFlag(opts.Values, "overrideExisting")
+	override, err := policyFlag(opts.Values, "overrideExisting", false)
 	if err != nil {
 		return nil, result, err
 	}
 	override = override && !inj.credentials
-	merge, err := policyFlag(opts.Values, "mergeNoProxy")
+	merge, err := policyFlag(opts.Values, "mergeNoProxy", true)
 	if err != nil {
 		return nil, result, err
 	}
@@ -302,12 +302,13 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	return []byte(b.String()), result, nil
 }
 
-// policyFlag reads policy.<key> (overrideExisting, mergeNoProxy), the proxy-policies keys.
-func policyFlag(values map[string]any, key string) (bool, error) {
+// policyFlag reads policy.<key> (overrideExisting, mergeNoProxy), the proxy-policies keys, with
+// their chart defaults when unset (unset): overrideExisting off, mergeNoProxy on.
+func policyFlag(values map[string]any, key string, unset bool) (bool, error) {
 	policy, _ := values["policy"].(map[string]any)
 	v, ok := policy[key]
 	if !ok || v == nil {
-		return false, nil
+		return unset, nil
 	}
 	b, ok := v.(bool)
 	if !ok {

@@ -43,7 +43,8 @@ spec:
 `
 
 func TestStreamOwnSettings(t *testing.T) {
-	values := strings.Replace(plainValues, "proxy: {", "proxy: {runtimes: [java], ", 1)
+	// policy.mergeNoProxy: false keeps an own NO_PROXY as the chart wrote it (TestStreamMergeNoProxy merges, the default)
+	values := strings.Replace(plainValues, "proxy: {", "proxy: {runtimes: [java], ", 1) + "policy: {mergeNoProxy: false}\n"
 	out, result := run(t, values, harborLike, Options{Namespace: "harbor"})
 	m := parse(t, out, "harbor")
 
@@ -101,6 +102,10 @@ func TestStreamMergeNoProxy(t *testing.T) {
 	for _, f := range proxytest.Check(m, proxytest.WithCluster(testFacts)) {
 		assert.NotEqual(t, "core", f.Container, "%s", f)
 	}
+
+	// the default: values that leave policy.mergeNoProxy unset merge, as the chart's default does
+	byDefault, _ := run(t, strings.TrimSuffix(values, "policy: {mergeNoProxy: true}\n"), harborLike, Options{Namespace: "harbor"})
+	assert.Equal(t, out, byDefault)
 }
 
 func TestStreamOverrideReportsReplaced(t *testing.T) {

@@ -48,7 +48,8 @@ spec:
             - {name: NO_PROXY, value: ".corp.example"}
             - {name: LOGS_URL, value: "http://minio.storage:9000"}
 `), 0o644))
-	plain := writeTemp(t, injectValuesPlain)
+	// the chart's own NO_PROXY kept as it wrote it, which inject notes
+	plain := writeTemp(t, injectValuesPlain+"policy: {mergeNoProxy: false}\n")
 	credentials := writeTemp(t, injectValuesCredentials)
 	post3 := func(values string) []string {
 		return []string{"--post-renderer", bin, "--post-renderer-args", "inject", "--post-renderer-args", "-f", "--post-renderer-args", values, "--post-renderer-args", "-n", "--post-renderer-args", "logs"}
