@@ -151,6 +151,7 @@ func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) 
 			}
 		}
 	}
+	known := map[string]string{} // the env's known values, for X_HOST beside X_PORT
 	for _, e := range ctr.Env {
 		if slices.Contains(callVariables, e.Name) {
 			continue
@@ -159,11 +160,27 @@ func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) 
 		case e.ValueFrom == nil:
 			if v := resolved.Vars[e.Name]; !SecretName(e.Name) {
 				r.add("env "+e.Name, scanText(v.Value))
+				known[e.Name] = v.Value
 			}
 		case e.ValueFrom.ConfigMapKeyRef != nil || e.ValueFrom.SecretKeyRef != nil:
 			if v := resolved.Vars[e.Name]; v.Known() && !SecretName(e.Name) {
 				r.add("env "+e.Name+" ("+v.From+")", scanText(v.Value))
+				known[e.Name] = v.Value
 			}
+		}
+	}
+	// a host variable beside its port variable (POSTGRES_HOST, POSTGRES_PORT;
+	// KC_DB_URL_HOST, KC_DB_URL_PORT): each host with its own port
+	for _, name := range slices.Sorted(maps.Keys(known)) {
+		if hostKey.MatchString(name) {
+			pair := map[string]string{name: known[name]}
+			prefix := hostWord.ReplaceAllString(name, "")
+			for _, k := range []string{prefix + "PORT", prefix + "Port", prefix + "port"} {
+				if v, ok := known[k]; ok && prefix != "" {
+					pair[k] = v
+				}
+			}
+			r.add("env "+name, neighbours(pair))
 		}
 	}
 	for _, list := range []struct {

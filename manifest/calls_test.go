@@ -314,3 +314,54 @@ func TestCallsExpansionIsBounded(t *testing.T) {
 	assert.Less(t, total, maxEnvironment+MaxEnvString, "expansion stops past a whole environment")
 	assert.Equal(t, "$(V)", env.Vars["A1999"].Value)
 }
+
+// The reader reads what calls and nothing else: a commented-out line in a
+// config file calls nothing (# in YAML and Python, ; in INI, // in JavaScript);
+// a host variable or key beside its own port variable or key is one call
+// (POSTGRES_HOST with POSTGRES_PORT, KC_DB_URL_HOST with KC_DB_URL_PORT, a
+// statsd section's host and port), each host with its own port.
+func TestCallsSkipCommentsAndPairHostsWithTheirPorts(t *testing.T) {
+	m, err := Parse(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: app}
+data:
+  settings.py: |
+    CACHES = {
+        # "LOCATION": ["memcached:11211"],
+        "LOCATION": ["redis-master:6379"],
+    }
+    // fetch("http://old-api:8080")
+  app.ini: |
+    [statsd]
+    ; host = legacy-statsd
+    STATSD_HOST = statsd-exporter
+    STATSD_PORT = 9125
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: app}
+spec:
+  volumes: [{name: s, configMap: {name: settings}}]
+  containers:
+    - name: c
+      image: x
+      volumeMounts: [{name: s, mountPath: /etc/app}]
+      env:
+        - {name: POSTGRES_HOST, value: postgresql}
+        - {name: POSTGRES_PORT, value: "5432"}
+        - {name: KC_DB_URL_HOST, value: keycloak-db}
+        - {name: KC_DB_URL_PORT, value: "5433"}
+        - {name: COLOR, value: "#fff"}
+`)
+	require.NoError(t, err)
+	var got []string
+	for _, c := range m.Calls(m.Containers()[0]) {
+		got = append(got, c.HostPort()+" ("+c.Where+")")
+	}
+	for _, want := range []string{"postgresql:5432 (env POSTGRES_HOST)", "keycloak-db:5433 (env KC_DB_URL_HOST)", "statsd-exporter:9125 (ConfigMap/settings key app.ini, mounted at /etc/app)", "redis-master:6379 (ConfigMap/settings key settings.py, mounted at /etc/app)"} {
+		assert.Contains(t, got, want)
+	}
+	for _, never := range []string{"memcached", "old-api", "legacy-statsd"} {
+		assert.NotContains(t, strings.Join(got, " "), never, "a comment calls nothing")
+	}
+}

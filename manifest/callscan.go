@@ -31,6 +31,9 @@ var (
 	// address, addr, endpoint (and db_host, esHost, serverAddress ...).
 	// service-name is a Service's name (a readiness checker's --service-name with --namespace and --port).
 	hostKey = regexp.MustCompile(`(?i)(^|[_.-])(host|hostname|server|address|addr|endpoint|service-name)s?$|[a-z](Host|Hostname|Server|Address|Addr|Endpoint|ServiceName)s?$`)
+	// hostWord is the word of a host key that names the host (POSTGRES_HOST,
+	// esHost): what is left is the prefix its port key shares.
+	hostWord = regexp.MustCompile(`(?i)(host|hostname|server|address|addr|endpoint)s?$`)
 	// flagPair is a command-line flag with its value: --name=value.
 	flagPair = regexp.MustCompile(`^--?([A-Za-z0-9][A-Za-z0-9_.-]*)=(.*)$`)
 	// dnsName is a host name as written in a config value.
@@ -39,15 +42,23 @@ var (
 
 // scanText finds the URLs and host:port forms of a text, line by line. A line
 // that sets a credential (password = ..., --db-password=..., DB_TOKEN: ...) is
-// never read, so that no part of a password becomes a host.
+// never read, so that no part of a password becomes a host; nor is a comment
+// (# in YAML, shell, Python and properties, ; in INI, // in JavaScript and
+// Java), which calls nothing: # "LOCATION": ["memcached:11211"].
 func scanText(text string) []found {
 	var out []found
 	for line := range strings.Lines(text) {
-		if !secretLine(line) {
+		if !secretLine(line) && !commentLine(line) {
 			out = append(out, scanLine(line)...)
 		}
 	}
 	return out
+}
+
+// commentLine tells a line that is a comment as a whole.
+func commentLine(line string) bool {
+	trimmed := strings.TrimSpace(line)
+	return strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, ";") || strings.HasPrefix(trimmed, "//")
 }
 
 // secretLine tells whether a line sets a key or flag named as a credential.
@@ -156,6 +167,9 @@ func scanFile(content string) []found {
 			flush()
 			continue
 		}
+		if commentLine(line) {
+			continue
+		}
 		if m := linePair.FindStringSubmatch(line); m != nil {
 			section[m[1]] = strings.TrimSpace(m[2])
 		}
@@ -234,6 +248,17 @@ func scanFlags(args []string) []found {
 // label with a namespace key beside it is name.namespace.
 func neighbours(pairs map[string]string) []found {
 	port, scheme, namespace := "", "", ""
+	// X_PORT beside X_HOST (POSTGRES_HOST and POSTGRES_PORT, esHost and esPort):
+	// the port of that host, before a section's plain port
+	portOf := func(hostKey string) string {
+		prefix := hostWord.ReplaceAllString(hostKey, "")
+		for _, k := range []string{prefix + "PORT", prefix + "Port", prefix + "port"} {
+			if v, ok := pairs[k]; ok && prefix != "" {
+				return v
+			}
+		}
+		return port
+	}
 	for k, v := range pairs {
 		switch strings.ToLower(k) {
 		case "port":
@@ -262,6 +287,7 @@ func neighbours(pairs map[string]string) []found {
 			}
 			continue
 		}
+		port := portOf(k)
 		if port == "" && scheme == "" && !strings.Contains(strings.TrimSuffix(v, "."), ".") {
 			continue
 		}
