@@ -174,9 +174,8 @@ func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) 
 	for _, name := range slices.Sorted(maps.Keys(known)) {
 		if hostKey.MatchString(name) {
 			pair := map[string]string{name: known[name]}
-			prefix := hostWord.ReplaceAllString(name, "")
-			for _, k := range []string{prefix + "PORT", prefix + "Port", prefix + "port"} {
-				if v, ok := known[k]; ok && prefix != "" {
+			for _, k := range portKeys(name) {
+				if v, ok := known[k]; ok {
 					pair[k] = v
 				}
 			}

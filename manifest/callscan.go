@@ -241,6 +241,17 @@ func scanFlags(args []string) []found {
 	return neighbours(pairs)
 }
 
+// portKeys are the keys that may hold a host key's own port: its prefix and
+// PORT, in the cases keys are written in (POSTGRES_HOST: POSTGRES_PORT; esHost:
+// esPort); none for a key that is only the host word.
+func portKeys(hostKey string) []string {
+	prefix := hostWord.ReplaceAllString(hostKey, "")
+	if prefix == "" {
+		return nil
+	}
+	return []string{prefix + "PORT", prefix + "Port", prefix + "port"}
+}
+
 // neighbours reads the host keys of one map or section. A host:port value is
 // found by scanText already; here it gets the scheme key beside it. A bare
 // name counts only with a port or scheme key beside it (server: nginx is a
@@ -251,9 +262,8 @@ func neighbours(pairs map[string]string) []found {
 	// X_PORT beside X_HOST (POSTGRES_HOST and POSTGRES_PORT, esHost and esPort):
 	// the port of that host, before a section's plain port
 	portOf := func(hostKey string) string {
-		prefix := hostWord.ReplaceAllString(hostKey, "")
-		for _, k := range []string{prefix + "PORT", prefix + "Port", prefix + "port"} {
-			if v, ok := pairs[k]; ok && prefix != "" {
+		for _, k := range portKeys(hostKey) {
+			if v, ok := pairs[k]; ok {
 				return v
 			}
 		}
