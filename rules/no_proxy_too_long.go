@@ -2,10 +2,8 @@ package rules
 
 import (
 	"fmt"
-	"strconv"
-	"sync"
 
-	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/manifest"
 )
 
 // RuleNoProxyTooLong: the container's NO_PROXY is longer than the budget
@@ -18,17 +16,10 @@ const RuleNoProxyTooLong = "no-proxy-too-long"
 // bytes, Ignition and older systemd at 2,048.
 func NoProxyBudget(budget int) Option { return func(o *options) { o.noProxyBudget = budget } }
 
-var envStringLimit = sync.OnceValue(func() int {
-	out, err := proxykit.Include("proxykit.resolve.envStringLimit", nil)
-	n, convErr := strconv.Atoi(out)
-	if err != nil || convErr != nil {
-		panic(fmt.Sprintf("proxykit: the library's environment string limit is not a number: %q (%v)", out, err))
-	}
-	return n
-})
-
-// kernelBudget is the longest NO_PROXY value one environment string holds.
-func kernelBudget() int { return envStringLimit() - len("NO_PROXY=") - 1 }
+// kernelBudget is the longest NO_PROXY value one environment string holds
+// (manifest.MaxEnvString, the library's proxykit.resolve.envStringLimit:
+// TestEnvStringLimitIsTheLibrarys holds the two to one number).
+func kernelBudget() int { return manifest.MaxEnvString - len("NO_PROXY=") - 1 }
 
 func noProxyTooLong(c *Context) string {
 	budget := c.noProxyBudget

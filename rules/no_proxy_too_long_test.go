@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/manifest"
 )
 
@@ -26,4 +27,12 @@ func TestRuleNoProxyTooLong(t *testing.T) {
 	require.Len(t, findings, 1)
 	assert.Equal(t, RuleNoProxyTooLong, findings[0].Rule)
 	assert.Contains(t, findings[0].Message, "NO_PROXY is "+strconv.Itoa(len(goodNoProxy))+" characters, over 100: the budget asked for")
+}
+
+// The kernel's limit for one environment string is one number: the library's,
+// which its templates check NO_PROXY against, and the Go packages'.
+func TestEnvStringLimitIsTheLibrarys(t *testing.T) {
+	out, err := proxykit.Include("proxykit.resolve.envStringLimit", nil)
+	require.NoError(t, err)
+	assert.Equal(t, strconv.Itoa(manifest.MaxEnvString), out)
 }
