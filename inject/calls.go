@@ -3,6 +3,7 @@ package inject
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -24,8 +25,11 @@ import (
 // left out, with a note that says where it was found and how to place it:
 // NO_PROXY would send every host under it around the proxy. known are the
 // namespaces the values say the cluster has (cluster.namespaces).
-func calledHosts(m *manifest.Manifests, services, known []string) (hosts []string, notes []objectNote, err error) {
+func calledHosts(m *manifest.Manifests, services, known, proxies []string) (hosts []string, notes []objectNote, err error) {
 	covered := map[string]bool{} // the Services' own forms, which serviceHosts added, and the hosts found so far
+	for _, p := range proxies {
+		covered[p] = true // the proxy itself: a URL to it is no call (a Pod manifest a ConfigMap keeps, injected)
+	}
 	for _, s := range services {
 		ns, name, _ := strings.Cut(s, "/")
 		covered[name], covered[name+"."+ns] = true, true
@@ -94,6 +98,21 @@ func knownNamespaces(values map[string]any) ([]string, error) {
 		return nil, fmt.Errorf("proxykit.cluster.facts: %w", err)
 	}
 	return facts.Namespaces, nil
+}
+
+// proxyHosts are the hosts of the proxy URLs the values give (proxy.http,
+// proxy.https), lower case.
+func proxyHosts(values map[string]any) []string {
+	p, _ := values["proxy"].(map[string]any)
+	var out []string
+	for _, key := range []string{"http", "https"} {
+		if s, _ := p[key].(string); s != "" {
+			if u, err := url.Parse(s); err == nil && u.Hostname() != "" {
+				out = append(out, strings.ToLower(u.Hostname()))
+			}
+		}
+	}
+	return out
 }
 
 // unplaced says why a host manifest.PlaceUnknown places stays out of

@@ -106,7 +106,14 @@ func readDocument(text string, i int) (document, error) {
 		}
 	}
 	doc.comment = strings.Join(comments, "\n")
-	object, err := blockyaml.Decode([]byte(text))
+	// decoded with its last line's break: a literal block at the end of the
+	// document (a ConfigMap's last value) keeps its final newline (a UTF-16
+	// document, which the parser reads by its byte order mark, as it is)
+	full := text + "\n"
+	if strings.HasPrefix(text, "\xff\xfe") || strings.HasPrefix(text, "\xfe\xff") {
+		full = text
+	}
+	object, err := blockyaml.Decode([]byte(full))
 	if err != nil {
 		return document{}, fmt.Errorf("document %d is not YAML: %w", i+1, err)
 	}
@@ -211,7 +218,7 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 		return nil, result, err
 	}
 	var calledNotes []objectNote
-	if result.Called, calledNotes, err = calledHosts(view, services, known); err != nil {
+	if result.Called, calledNotes, err = calledHosts(view, services, known, proxyHosts(opts.Values)); err != nil {
 		return nil, result, err
 	}
 	result.Notes = append(result.Notes, texts(calledNotes)...)
@@ -256,14 +263,23 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 				if err != nil {
 					return nil, result, fmt.Errorf("%s %s: %w", doc.kind(), doc.meta("name"), err)
 				}
-				if n > 0 && inj.secretNeeded {
-					ns := doc.namespace(opts.Namespace)
-					if secretsWanted[ns] == nil {
-						secretsWanted[ns] = &hookReaders{}
-					}
-					if doc.hook() != "" {
-						secretsWanted[ns].add(doc.hookWeight())
-					}
+			} else if doc.kind() == "ConfigMap" {
+				var own []string
+				changed, n, own, err = inj.configMapPods(doc, containerOptions{override: override, merge: merge, view: view,
+					namespace: doc.namespace(opts.Namespace), where: "ConfigMap/" + doc.meta("name")})
+				result.Notes = append(result.Notes, own...)
+				notes = append(own, notes...)
+				if err != nil {
+					return nil, result, fmt.Errorf("ConfigMap %s: %w", doc.meta("name"), err)
+				}
+			}
+			if n > 0 && inj.secretNeeded {
+				ns := doc.namespace(opts.Namespace)
+				if secretsWanted[ns] == nil {
+					secretsWanted[ns] = &hookReaders{}
+				}
+				if doc.hook() != "" {
+					secretsWanted[ns].add(doc.hookWeight())
 				}
 			}
 		}
