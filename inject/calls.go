@@ -57,7 +57,7 @@ func calledHosts(m *manifest.Manifests, services, known, proxies []string) (host
 			case manifest.PlaceUnknown:
 				if !noted[host] {
 					noted[host] = true
-					notes = append(notes, about.orWhere(call.Where).note("%s calls %s (%s): left out of NO_PROXY, since %s", who, call.HostPort(), call.Where, unplaced(host)))
+					notes = append(notes, about.orWhere(call.Where).note("%s calls %s (%s): left out of NO_PROXY, since %s", who, call.HostPort(), call.Where, manifest.Unplaced(host)))
 				}
 			}
 		}
@@ -113,16 +113,6 @@ func proxyHosts(values map[string]any) []string {
 		}
 	}
 	return out
-}
-
-// unplaced says why a host manifest.PlaceUnknown places stays out of
-// NO_PROXY, and how to place it.
-func unplaced(host string) string {
-	name, ns, dotted := strings.Cut(host, ".")
-	if !dotted {
-		return host + " is a public suffix, and NO_PROXY would send every host under it around the proxy; if it is a Service, call it as " + host + ".<namespace>.svc"
-	}
-	return fmt.Sprintf(".%s is a top-level domain, so %s may be a public host; if it is Service %s in namespace %s, list %s in cluster.namespaces (proxykit discover does), or call it as %s.svc", ns, host, name, ns, ns, host)
 }
 
 // streamView reads the stream's ConfigMaps, Secrets, Namespaces and pod

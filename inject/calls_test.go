@@ -107,7 +107,7 @@ func TestStreamKeepsPublicSuffixesOutOfNoProxy(t *testing.T) {
 	notes := strings.Join(result.Notes, "\n")
 	for _, want := range []string{
 		"Deployment/web container web calls io:443 (env REGISTRY): left out of NO_PROXY, since io is a public suffix",
-		"calls vault.security:8200 (env VAULT_ADDR): left out of NO_PROXY, since .security is a top-level domain, so vault.security may be a public host; if it is Service vault in namespace security, list security in cluster.namespaces (proxykit discover does), or call it as vault.security.svc",
+		"calls vault.security:8200 (env VAULT_ADDR): left out of NO_PROXY, since .security is a top-level domain, so vault.security may be a public host: if it is Service vault in namespace security, list security in cluster.namespaces (proxykit discover does) or call it as vault.security.svc",
 	} {
 		assert.Contains(t, notes, want)
 	}

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
@@ -146,3 +147,15 @@ func namespaceLike(tld string) bool {
 // genericTLDs are the generic top-level domains of before 2012, the ones public
 // hosts are mostly under.
 var genericTLDs = []string{"com", "net", "org", "edu", "gov", "mil", "int", "arpa", "info", "biz", "name", "pro", "aero", "coop", "museum", "mobi", "asia", "tel", "travel", "cat", "xxx"}
+
+// Unplaced says why a host Places leaves unknown may be the world's, and how to
+// place it: a Service whose name is a public suffix is called by its .svc name;
+// name.namespace is placed by listing the namespace in cluster.namespaces.
+func Unplaced(host string) string {
+	host = strings.TrimSuffix(host, ".")
+	name, ns, dotted := strings.Cut(host, ".")
+	if !dotted {
+		return fmt.Sprintf("%s is a public suffix, which NO_PROXY cannot hold without sending every host under .%s around the proxy: if it is a Service, call it as %s.<namespace>.svc", host, host, host)
+	}
+	return fmt.Sprintf(".%s is a top-level domain, so %s may be a public host: if it is Service %s in namespace %s, list %s in cluster.namespaces (proxykit discover does) or call it as %s.svc", ns, host, name, ns, ns, host)
+}

@@ -81,11 +81,7 @@ func placeNote(place manifest.Place, host string) string {
 	case manifest.PlaceLoopback:
 		return ", the Pod itself"
 	case manifest.PlaceUnknown:
-		name, ns, dotted := strings.Cut(host, ".")
-		if !dotted {
-			return fmt.Sprintf(", and %s is a public suffix, which NO_PROXY cannot hold without sending every host under .%s around the proxy: call it as %s.<namespace>.svc", host, host, host)
-		}
-		return fmt.Sprintf(", if it is Service %s in namespace %s (.%s is a top-level domain too): list %s in cluster.namespaces (proxykit discover does) or call it as %s.svc", name, ns, ns, ns, host)
+		return ", since " + manifest.Unplaced(host)
 	}
 	return ""
 }

@@ -91,7 +91,7 @@ func TestInClusterCallIntoADeclaredNamespace(t *testing.T) {
 	require.Len(t, findings, 1)
 	assert.Equal(t, RuleInClusterCallProxied, findings[0].Rule)
 	assert.Contains(t, findings[0].Message, "vault.security:8200 (env VAULT_ADDR): go, curl")
-	assert.Contains(t, findings[0].Message, "grpc-go, if it is Service vault in namespace security (.security is a top-level domain too): list security in cluster.namespaces (proxykit discover does) or call it as vault.security.svc;")
+	assert.Contains(t, findings[0].Message, "grpc-go, since .security is a top-level domain, so vault.security may be a public host: if it is Service vault in namespace security, list security in cluster.namespaces (proxykit discover does) or call it as vault.security.svc;")
 	assert.NotContains(t, findings[0].Message, "github.com")
 	declared := testCluster
 	declared.Namespaces = []string{"security"}

@@ -150,7 +150,7 @@ func TestServiceNamedLikeAPublicSuffix(t *testing.T) {
 			assert.Contains(t, f.Message, "app:8080 (env API) (a public suffix, which NO_PROXY cannot hold without sending every host under it around the proxy: call it as app.shop.svc)")
 		case RuleInClusterCallProxied:
 			assert.Contains(t, f.Message, "dev:9000 (env OTHER)")
-			assert.Contains(t, f.Message, "dev is a public suffix, which NO_PROXY cannot hold without sending every host under .dev around the proxy: call it as dev.<namespace>.svc")
+			assert.Contains(t, f.Message, "dev is a public suffix, which NO_PROXY cannot hold without sending every host under .dev around the proxy: if it is a Service, call it as dev.<namespace>.svc")
 		}
 	}
 }
