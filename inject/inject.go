@@ -233,12 +233,12 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	if err != nil {
 		return nil, result, err
 	}
-	override, err := policyFlag(opts.Values, "overrideExisting", false)
+	override, err := policyFlag(opts.Values, "overrideExisting")
 	if err != nil {
 		return nil, result, err
 	}
 	override = override && !inj.credentials
-	merge, err := policyFlag(opts.Values, "mergeNoProxy", true)
+	merge, err := policyFlag(opts.Values, "mergeNoProxy")
 	if err != nil {
 		return nil, result, err
 	}
@@ -318,13 +318,12 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	return []byte(b.String()), result, nil
 }
 
-// policyFlag reads policy.<key> (overrideExisting, mergeNoProxy), the proxy-policies keys, with
-// their chart defaults when unset (unset): overrideExisting off, mergeNoProxy on.
-func policyFlag(values map[string]any, key string, unset bool) (bool, error) {
+// policyFlag reads policy.<key> (overrideExisting, mergeNoProxy), the proxy-policies keys.
+func policyFlag(values map[string]any, key string) (bool, error) {
 	policy, _ := values["policy"].(map[string]any)
 	v, ok := policy[key]
 	if !ok || v == nil {
-		return unset, nil
+		return false, nil
 	}
 	b, ok := v.(bool)
 	if !ok {

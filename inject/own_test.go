@@ -43,8 +43,7 @@ spec:
 `
 
 func TestStreamOwnSettings(t *testing.T) {
-	// policy.mergeNoProxy: false keeps an own NO_PROXY as the chart wrote it (TestStreamMergeNoProxy merges, the default)
-	values := strings.Replace(plainValues, "proxy: {", "proxy: {runtimes: [java], ", 1) + "policy: {mergeNoProxy: false}\n"
+	values := strings.Replace(plainValues, "proxy: {", "proxy: {runtimes: [java], ", 1)
 	out, result := run(t, values, harborLike, Options{Namespace: "harbor"})
 	m := parse(t, out, "harbor")
 
@@ -102,10 +101,6 @@ func TestStreamMergeNoProxy(t *testing.T) {
 	for _, f := range proxytest.Check(m, proxytest.WithCluster(testFacts)) {
 		assert.NotEqual(t, "core", f.Container, "%s", f)
 	}
-
-	// the default: values that leave policy.mergeNoProxy unset merge, as the chart's default does
-	byDefault, _ := run(t, strings.TrimSuffix(values, "policy: {mergeNoProxy: true}\n"), harborLike, Options{Namespace: "harbor"})
-	assert.Equal(t, out, byDefault)
 }
 
 func TestStreamOverrideReportsReplaced(t *testing.T) {

@@ -30,7 +30,7 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 	for _, rule := range p.Spec.Rules {
 		names = append(names, rule.Name)
 		res := rule.Match.Any[0].Resources
-		if strings.HasSuffix(rule.Name, "-debug-ephemeral-containers") {
+		if rule.Name == "inject-debug-ephemeral-containers" {
 			assert.Equal(t, []string{"Pod/ephemeralcontainers"}, res.Kinds)
 			assert.Equal(t, []string{"UPDATE"}, res.Operations)
 		} else {
@@ -53,14 +53,9 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 		}
 		// one JSON patch per container, never strategic merge
 		require.Len(t, rule.Mutate.Foreach, 1, rule.Name)
-		if strings.HasPrefix(rule.Name, "drop-public-") {
-			assert.Contains(t, fmt.Sprint(rule.Mutate.Foreach[0].Foreach), "op: replace", "policy.mergeNoProxy (the default): the merged NO_PROXY, less its public entries")
-		} else {
-			assert.Contains(t, rule.Mutate.Foreach[0].PatchesJSON6902, "op: add")
-		}
+		assert.Contains(t, rule.Mutate.Foreach[0].PatchesJSON6902, "op: add")
 	}
-	assert.Equal(t, []string{"inject-create-containers", "drop-public-create-containers", "inject-create-init-containers", "drop-public-create-init-containers",
-		"inject-create-ephemeral-containers", "drop-public-create-ephemeral-containers", "inject-debug-ephemeral-containers", "drop-public-debug-ephemeral-containers", "record-proxy-config"}, names)
+	assert.Equal(t, []string{"inject-create-containers", "inject-create-init-containers", "inject-create-ephemeral-containers", "inject-debug-ephemeral-containers", "record-proxy-config"}, names)
 	assert.False(t, fixture.Has(r, "ClusterPolicy", "inject-proxy-env-secret"), "no credentials, nothing to clone")
 }
 
@@ -74,10 +69,10 @@ func TestProxyPoliciesOverrideRulesComeFirst(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{
-		"override-create-containers", "inject-create-containers", "drop-public-create-containers",
-		"override-create-init-containers", "inject-create-init-containers", "drop-public-create-init-containers",
-		"override-create-ephemeral-containers", "inject-create-ephemeral-containers", "drop-public-create-ephemeral-containers",
-		"override-debug-ephemeral-containers", "inject-debug-ephemeral-containers", "drop-public-debug-ephemeral-containers",
+		"override-create-containers", "inject-create-containers",
+		"override-create-init-containers", "inject-create-init-containers",
+		"override-create-ephemeral-containers", "inject-create-ephemeral-containers",
+		"override-debug-ephemeral-containers", "inject-debug-ephemeral-containers",
 		"record-proxy-config",
 	}, names)
 }
@@ -89,7 +84,7 @@ func TestProxyPoliciesNative(t *testing.T) {
 	binding := proxytest.Get[admissionv1.MutatingAdmissionPolicyBinding](t, r, "inject-proxy-env")
 	assert.Equal(t, "inject-proxy-env", binding.Spec.PolicyName)
 	assert.Equal(t, admissionv1.IfNeededReinvocationPolicy, policy.Spec.ReinvocationPolicy)
-	require.Len(t, policy.Spec.Mutations, 2, "one JSON patch for the env of every list and the record (each mutation costs a conversion of the Pod), then the drop of policy.mergeNoProxy, on by default")
+	require.Len(t, policy.Spec.Mutations, 1, "one JSON patch for the env of every list and the record: each mutation costs a conversion of the Pod")
 	m := policy.Spec.Mutations[0]
 	assert.Equal(t, admissionv1.PatchTypeJSONPatch, m.PatchType)
 	require.NotNil(t, m.JSONPatch)
@@ -151,7 +146,7 @@ func TestProxyPoliciesMergeDropsPublicEntriesLast(t *testing.T) {
 	}
 	assert.Contains(t, drop, fmt.Sprintf(`c.env[j].value.size() > %d && c.env[j].value.substring(%d).startsWith(",")`, len(fixture.PolicyNoProxy), len(fixture.PolicyNoProxy)))
 	assert.Contains(t, drop, `c.env[j].name == "JAVA_TOOL_OPTIONS"`, "with proxy.runtimes java, the appended -Dhttp.nonProxyHosts too")
-	require.Len(t, proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, java+"policy: {mergeNoProxy: false}\n"), "inject-proxy-env").Spec.Mutations, 1, "no merge, no drop")
+	require.Len(t, proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, java), "inject-proxy-env").Spec.Mutations, 1, "no merge, no drop")
 
 	p := fixture.DecodePolicy(t, fixture.Render(t, fixture.ProxyPolicies, merged+fixture.ClusterPolicyKind), "inject-proxy-env")
 	var names []string

@@ -34,10 +34,8 @@ func TestInjectCoversWhatChartsCall(t *testing.T) {
 	t.Parallel()
 	bin := proxykitCLI(t)
 	env4, env3 := helm4Plugin(t, bin), newHelmHome(t).env
-	// policy.mergeNoProxy: false first: the chart's own NO_PROXY kept as it wrote it
-	base := strings.Replace(injectValuesPlain, "proxy: {", "proxy: {runtimes: [java], ", 1)
 	values := filepath.Join(t.TempDir(), "proxy-values.yaml")
-	require.NoError(t, os.WriteFile(values, []byte(base+"policy: {mergeNoProxy: false}\n"), 0o600))
+	require.NoError(t, os.WriteFile(values, []byte(strings.Replace(injectValuesPlain, "proxy: {", "proxy: {runtimes: [java], ", 1)), 0o600))
 	chart := fixture.Path("tests", "testdata", "callers")
 	render := func(env []string, binary string, post ...string) (string, *proxytest.Manifests) {
 		out := runHelm(t, env, binary, append([]string{"template", "ci", chart, "-n", "ci"}, post...)...)
@@ -51,9 +49,11 @@ func TestInjectCoversWhatChartsCall(t *testing.T) {
 	out3, m3 := render(env3, "helm", "--post-renderer", bin, "--post-renderer-args", "inject", "--post-renderer-args", "-f", "--post-renderer-args", values,
 		"--post-renderer-args", "-n", "--post-renderer-args", "ci")
 
-	// the same with the default, policy.mergeNoProxy on: the chart's own NO_PROXY keeps its entries after the cluster's
+	// the same with policy.mergeNoProxy: the chart's own NO_PROXY keeps its entries after the cluster's
 	merged := filepath.Join(t.TempDir(), "merge-values.yaml")
-	require.NoError(t, os.WriteFile(merged, []byte(base), 0o600))
+	raw, err := os.ReadFile(values)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(merged, append(raw, []byte("policy: {mergeNoProxy: true}\n")...), 0o600))
 	outMerged, mMerged := render(env4, "helm4", "--post-renderer", "proxykit", "--post-renderer-args", "-f", "--post-renderer-args", merged,
 		"--post-renderer-args", "-n", "--post-renderer-args", "ci")
 

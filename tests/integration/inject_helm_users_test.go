@@ -48,8 +48,7 @@ spec:
             - {name: NO_PROXY, value: ".corp.example"}
             - {name: LOGS_URL, value: "http://minio.storage:9000"}
 `), 0o644))
-	// the chart's own NO_PROXY kept as it wrote it, which inject notes
-	plain := writeTemp(t, injectValuesPlain+"policy: {mergeNoProxy: false}\n")
+	plain := writeTemp(t, injectValuesPlain)
 	credentials := writeTemp(t, injectValuesCredentials)
 	post3 := func(values string) []string {
 		return []string{"--post-renderer", bin, "--post-renderer-args", "inject", "--post-renderer-args", "-f", "--post-renderer-args", values, "--post-renderer-args", "-n", "--post-renderer-args", "logs"}

@@ -51,19 +51,19 @@ func ownSettingsPods() []corev1.Pod {
 func TestOwnSettingsAreOneBehaviour(t *testing.T) {
 	t.Parallel()
 	pods := ownSettingsPods()
-	for _, r := range []fixture.Injection{{KeepNoProxy: true}, {}, {Override: true, KeepNoProxy: true}, {Override: true}} {
+	for _, r := range []fixture.Injection{{}, {MergeNoProxy: true}, {Override: true}, {Override: true, MergeNoProxy: true}} {
 		name := "keep"
 		switch {
-		case r.Override && r.MergeNoProxy():
+		case r.Override && r.MergeNoProxy:
 			name = "override+merge"
 		case r.Override:
 			name = "override"
-		case r.MergeNoProxy():
+		case r.MergeNoProxy:
 			name = "merge"
 		}
 		t.Run(name, func(t *testing.T) {
 			values := strings.Replace(fixture.PolicyValuesPlain, "proxy:\n", "proxy:\n  runtimes: [java]\n", 1) +
-				"policy: {overrideExisting: " + yesNo(r.Override) + ", mergeNoProxy: " + yesNo(r.MergeNoProxy()) + "}\n"
+				"policy: {overrideExisting: " + yesNo(r.Override) + ", mergeNoProxy: " + yesNo(r.MergeNoProxy) + "}\n"
 			var parsed map[string]any
 			require.NoError(t, fixture.YAMLUnmarshal(values, &parsed))
 			flags, err := proxykit.Include("proxykit.java.options", parsed)
