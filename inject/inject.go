@@ -88,8 +88,8 @@ func split(stream []byte) ([]document, error) {
 
 // readDocument reads the i-th document of a stream: none (raw "") for one
 // with nothing but space in it.
-func readDocument(text string, i int) (document, error) {
-	text = strings.Trim(text, "\n")
+func readDocument(original string, i int) (document, error) {
+	text := strings.Trim(original, "\n")
 	if strings.TrimSpace(text) == "" {
 		return document{}, nil
 	}
@@ -106,14 +106,9 @@ func readDocument(text string, i int) (document, error) {
 		}
 	}
 	doc.comment = strings.Join(comments, "\n")
-	// decoded with its last line's break: a literal block at the end of the
-	// document (a ConfigMap's last value) keeps its final newline (a UTF-16
-	// document, which the parser reads by its byte order mark, as it is)
-	full := text + "\n"
-	if strings.HasPrefix(text, "\xff\xfe") || strings.HasPrefix(text, "\xfe\xff") {
-		full = text
-	}
-	object, err := blockyaml.Decode([]byte(full))
+	// decoded as written, line breaks and all: a literal block at the end of
+	// the document (a ConfigMap's last value) keeps its final newline
+	object, err := blockyaml.Decode([]byte(original))
 	if err != nil {
 		return document{}, fmt.Errorf("document %d is not YAML: %w", i+1, err)
 	}
@@ -254,24 +249,18 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 			}
 		}
 		if doc.object != nil && inj.enabled {
+			o := containerOptions{override: override, merge: merge, view: view,
+				namespace: doc.namespace(opts.Namespace), where: doc.kind() + "/" + doc.meta("name")}
+			var own []string
 			if tmpl, ok := manifest.FindPodTemplate(doc.object); ok {
-				var own []string
-				changed, n, own, err = inj.podTemplate(tmpl, containerOptions{override: override, merge: merge, view: view,
-					namespace: doc.namespace(opts.Namespace), where: doc.kind() + "/" + doc.meta("name")})
-				result.Notes = append(result.Notes, own...)
-				notes = append(own, notes...)
-				if err != nil {
-					return nil, result, fmt.Errorf("%s %s: %w", doc.kind(), doc.meta("name"), err)
-				}
+				changed, n, own, err = inj.podTemplate(tmpl, o)
 			} else if doc.kind() == "ConfigMap" {
-				var own []string
-				changed, n, own, err = inj.configMapPods(doc, containerOptions{override: override, merge: merge, view: view,
-					namespace: doc.namespace(opts.Namespace), where: "ConfigMap/" + doc.meta("name")})
-				result.Notes = append(result.Notes, own...)
-				notes = append(own, notes...)
-				if err != nil {
-					return nil, result, fmt.Errorf("ConfigMap %s: %w", doc.meta("name"), err)
-				}
+				changed, n, own, err = inj.configMapPods(doc, o)
+			}
+			result.Notes = append(result.Notes, own...)
+			notes = append(own, notes...)
+			if err != nil {
+				return nil, result, fmt.Errorf("%s %s: %w", doc.kind(), doc.meta("name"), err)
 			}
 			if n > 0 && inj.secretNeeded {
 				ns := doc.namespace(opts.Namespace)
