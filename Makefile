@@ -20,6 +20,7 @@ KUBECTL   := $(BIN)/kubectl
 CRDS      := $(BIN)/crds.stamp
 CHARTS    := $(BIN)/charts.stamp
 TESTTIMES := $(BIN)/testtimes
+RELAY     := $(BIN)/proxykit-relay
 DIST      := dist
 
 DEMO_CHART  := examples/consumer-app
@@ -38,7 +39,7 @@ help:
 # failed the integration package there (issue 46)
 TEST_TIMEOUT ?= 45m
 
-UNIT_PACKAGES := . ./audit/... ./cluster/... ./cmd/... ./discover/... ./hack/... ./inject/... ./internal/... ./manifest/... ./noproxy/... ./proxytest/... ./rules/...
+UNIT_PACKAGES := . ./audit/... ./cluster/... ./cmd/... ./discover/... ./hack/... ./inject/... ./internal/... ./manifest/... ./noproxy/... ./proxytest/... ./relay/... ./rules/...
 
 ## unit: every package's own tests with the race detector, in seconds, no tool built
 unit:
@@ -50,7 +51,7 @@ vet:
 	$(GO) vet -tags integration ./tests/...
 
 ## tools: build the test binaries from pinned Go modules (Kyverno takes minutes the first time)
-tools: $(HELM) $(HELM4) $(KYVERNO) $(KYVERNO_CONTROLLERS) $(APISERVER) $(KUBELET) $(CONTROLLER_MANAGER) $(AGGREGATION) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER) $(KUBECTL) $(CRDS) $(CHARTS)
+tools: $(HELM) $(HELM4) $(KYVERNO) $(KYVERNO_CONTROLLERS) $(APISERVER) $(KUBELET) $(CONTROLLER_MANAGER) $(AGGREGATION) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER) $(KUBECTL) $(RELAY) $(CRDS) $(CHARTS)
 
 # the helm CLI from the helm.sh/helm/v3 version pinned in go.mod, built as Helm's own
 # Makefile builds it: it reports its version and, as .Capabilities.KubeVersion, the
@@ -63,6 +64,11 @@ HELM_LDFLAGS := -X helm.sh/helm/v3/internal/version.version=$(HELM_VERSION) \
 $(HELM): go.mod go.sum Makefile
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags '$(HELM_LDFLAGS)' -o $@ helm.sh/helm/v3/cmd/helm
+
+# the relay (package relay), static, as its image and the node suite's Pods run it
+$(RELAY): go.mod go.sum $(wildcard relay/*.go cmd/proxykit-relay/*.go)
+	@mkdir -p $(BIN)
+	CGO_ENABLED=0 $(GO) build -trimpath -o $@ ./cmd/proxykit-relay
 
 # the Helm 4 CLI, to check that every chart renders the same under Helm 3 and 4
 $(HELM4): tools/helm4/go.mod tools/helm4/go.sum
@@ -250,7 +256,7 @@ YAML_FILES = ct.yaml $(shell git ls-files '*Chart.yaml' '*values.yaml' 'charts/*
 # The runtimes that read no proxy variable come as commands, from wherever the machine has
 # them, else from Debian: the JVM with its compiler for the test client (default-jdk-headless),
 # and npm (nodejs, npm), which installs the pinned Node.js releases (see node-modules)
-DEBIAN_PACKAGES := yamllint tinyproxy mitmproxy containerd runc containernetworking-plugins curl wget python3 python3-requests python3-httpx ruby python3-grpcio busybox php-cli php-cgi php-curl php-guzzlehttp-guzzle util-linux iproute2 mount ca-certificates systemd
+DEBIAN_PACKAGES := yamllint tinyproxy mitmproxy squid krb5-kdc krb5-admin-server apache2-utils containerd runc containernetworking-plugins curl wget python3 python3-requests python3-httpx ruby python3-grpcio busybox php-cli php-cgi php-curl php-guzzlehttp-guzzle util-linux iproute2 mount ca-certificates systemd
 APT_INSTALL := apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq
 debian-packages:
 	@dpkg -s $(DEBIAN_PACKAGES) >/dev/null 2>&1 || { $(APT_INSTALL) $(DEBIAN_PACKAGES) >/dev/null; }

@@ -25,6 +25,9 @@ func TestLayers(t *testing.T) {
 		"audit":        {".", "cluster", "manifest", "noproxy", "rules"},
 		"discover":     {".", "cluster", "manifest", "noproxy", "rules"},
 		"cmd/proxykit": {".", "cluster", "manifest", "noproxy", "rules", "inject", "audit", "discover"},
+		// the relay stands alone: its image holds nothing of the chart tooling
+		"relay":              {},
+		"cmd/proxykit-relay": {"relay"},
 	}
 	for pkg, may := range allowed {
 		out, err := exec.Command("go", "list", "-deps", "./"+pkg).CombinedOutput()

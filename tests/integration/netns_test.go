@@ -20,6 +20,9 @@ type netns struct {
 	Addrs     []string // IPv4 and IPv6 addresses put on lo
 	Hosts     string   // /etc/hosts inside
 	EchoPorts []string // ports the echo server listens on (all addresses)
+	// RealRoot keeps the namespace's root the machine's root (no user
+	// namespace), for daemons that switch to users of their own (squid, the KDC).
+	RealRoot bool
 }
 
 // run runs script (bash, after the namespace is set up and the echo server answers)
@@ -49,7 +52,12 @@ func (n netns) run(t *testing.T, script string) string {
 	fmt.Fprintf(&b, "for i in $(seq 100); do curl -q -s -o /dev/null --noproxy '*' http://127.0.0.1:%s/ && break; sleep 0.1; done\nset +e\n", n.EchoPorts[0])
 	b.WriteString(script)
 	b.WriteString("\nexit 0\n")
-	out, err := exec.Command("unshare", "--map-root-user", "--net", "--mount", "bash", "-c", b.String()).CombinedOutput()
+	args := []string{"--map-root-user", "--net", "--mount", "bash", "-c", b.String()}
+	if n.RealRoot {
+		require.Zero(t, os.Geteuid(), "this test runs daemons that switch users (squid): run it as root, as CI does")
+		args = args[1:]
+	}
+	out, err := exec.Command("unshare", args...).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return string(out)
 }

@@ -45,6 +45,9 @@ func playRole(role string) int {
 	if code, ok := playNodeRole(role, flagArgs()); ok {
 		return code
 	}
+	if code, ok := playRelayRole(role); ok {
+		return code
+	}
 	switch role {
 	case "echo-server":
 		handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
