@@ -151,4 +151,3 @@ func (p *testProxy) authenticate(h string, challenge *[]byte) (user, next string
 	}
 	return "", "", false
 }
-
