@@ -26,7 +26,7 @@ DIST      := dist
 DEMO_CHART  := examples/consumer-app
 DEMO_VALUES := examples/providers/eks.yaml
 
-.PHONY: all help unit vet tools test render e2e bench demo lint yamllint debian-packages node-modules docs publicsuffix package publish krew helm-plugin clean
+.PHONY: all help unit vet tools test render e2e bench demo lint yamllint debian-packages node-modules docs publicsuffix package publish krew helm-plugin relay-image clean
 
 all: test
 
@@ -163,6 +163,15 @@ helm-plugin:
 	rm -rf $(DIST)/helm-plugin/proxykit && mkdir -p $(DIST)/helm-plugin/proxykit/bin
 	cp helm-plugin/plugin.yaml $(DIST)/helm-plugin/proxykit/
 	$(GO) build -o $(DIST)/helm-plugin/proxykit/bin/proxykit ./cmd/proxykit
+
+## relay-image: the relay's OCI image (linux/amd64 and linux/arm64, static, no base image) as an OCI
+## layout in dist/proxykit-relay; RELAY_IMAGE=HOST/REPO:TAG also pushes it (plain HTTP on loopback)
+RELAY_VERSION = $(shell sed -n 's/^version: //p' library/proxykit/Chart.yaml)
+relay-image:
+	@mkdir -p $(DIST)/relay
+	for arch in amd64 arm64; do CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -trimpath -o $(DIST)/relay/proxykit-relay-$$arch ./cmd/proxykit-relay || exit 1; done
+	$(GO) run ./hack/relayimage -version $(RELAY_VERSION) -out $(DIST)/proxykit-relay \
+	  -binaries linux/amd64=$(DIST)/relay/proxykit-relay-amd64,linux/arm64=$(DIST)/relay/proxykit-relay-arm64 $(if $(RELAY_IMAGE),-push $(RELAY_IMAGE))
 
 ## publicsuffix: regenerate the library's table of public suffixes (library/proxykit/templates/_publicSuffix.tpl) from Debian's publicsuffix list, each rule as golang.org/x/net/publicsuffix reads it
 publicsuffix:

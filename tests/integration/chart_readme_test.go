@@ -21,7 +21,7 @@ func TestChartREADMEsAreUpToDate(t *testing.T) {
 	helmDocs := fixture.Path("bin", "helm-docs")
 	_, err := os.Stat(helmDocs)
 	require.NoError(t, err, "bin/helm-docs is missing: run `make tools`")
-	for _, chart := range []string{"library/proxykit", "charts/chart-operator", "charts/cluster-proxy", "charts/proxy-policies", "charts/http-proxy"} {
+	for _, chart := range []string{"library/proxykit", "charts/chart-operator", "charts/cluster-proxy", "charts/proxy-policies", "charts/http-proxy", "charts/proxy-relay"} {
 		t.Run(chart, func(t *testing.T) {
 			cmd := exec.Command(helmDocs, "--chart-search-root", ".", "--skip-version-footer", "--dry-run", "-g", chart)
 			cmd.Dir = fixture.Root

@@ -98,14 +98,14 @@ func TestDistribution(t *testing.T) {
 	t.Parallel() // slow and independent: overlaps the other slow tests
 	dist := packageDist(t)
 	var archives []string
-	for _, name := range []string{"proxykit", "chart-operator", "cluster-proxy", "proxy-policies", "http-proxy"} {
+	for _, name := range []string{"proxykit", "chart-operator", "cluster-proxy", "proxy-policies", "http-proxy", "proxy-relay"} {
 		archive := filepath.Join(dist, name+"-0.11.0.tgz")
 		require.FileExists(t, archive)
 		archives = append(archives, archive)
 	}
 	index, err := os.ReadFile(filepath.Join(dist, "index.yaml"))
 	require.NoError(t, err)
-	for _, name := range []string{"proxykit", "chart-operator", "cluster-proxy", "proxy-policies", "http-proxy"} {
+	for _, name := range []string{"proxykit", "chart-operator", "cluster-proxy", "proxy-policies", "http-proxy", "proxy-relay"} {
 		assert.Contains(t, string(index), "- "+name+"-0.11.0.tgz", "index.yaml lists %s", name)
 	}
 
@@ -147,7 +147,7 @@ func TestDistribution(t *testing.T) {
 		h := newHelmHome(t)
 		h.run(t, "", "repo", "add", "proxykit", server.URL)
 		out := h.run(t, "", "search", "repo", "proxykit/", "--versions")
-		for _, name := range []string{"proxykit/proxykit", "proxykit/chart-operator", "proxykit/cluster-proxy", "proxykit/proxy-policies", "proxykit/http-proxy"} {
+		for _, name := range []string{"proxykit/proxykit", "proxykit/chart-operator", "proxykit/cluster-proxy", "proxykit/proxy-policies", "proxykit/http-proxy", "proxykit/proxy-relay"} {
 			assert.Contains(t, out, name)
 		}
 		consumer := consumerOutside(t, server.URL)
@@ -175,6 +175,7 @@ func TestDistribution(t *testing.T) {
 			{"cp", "org-wc1", "cluster-proxy-0.11.0.tgz", fixture.Path("charts", "cluster-proxy", "ci", "credentials-values.yaml")},
 			{"co", "giantswarm", "chart-operator-0.11.0.tgz", fixture.Path("charts", "chart-operator", "ci", "bootstrap-values.yaml")},
 			{"hp", "kube-system", "http-proxy-0.11.0.tgz", fixture.Path("charts", "http-proxy", "ci", "upstream-values.yaml")},
+			{"pr", "proxy-relay", "proxy-relay-0.11.0.tgz", fixture.Path("charts", "proxy-relay", "ci", "ntlm-values.yaml")},
 		} {
 			out := h.run(t, dist, append([]string{"install", rel.name, rel.archive, "--namespace", rel.ns, "--create-namespace", "-f", rel.values, "--wait=false"}, kube...)...)
 			assert.Contains(t, out, "STATUS: deployed", "%s", rel.archive)
