@@ -27,6 +27,10 @@ type Facts struct {
 	// name.namespace is into the cluster for them even when the namespace is a
 	// top-level domain too (vault.security). No NO_PROXY entry.
 	Namespaces []string `json:"namespaces,omitempty"`
+	// Relay is the relay's URL (values key proxy.relay, at any tier): Pods use
+	// it with no credentials, so a Pod that still reads the corporate proxy's
+	// password is a finding. No NO_PROXY entry.
+	Relay string `json:"relay,omitempty"`
 }
 
 // CheckOption makes Facts a proxytest.CheckOption: until 0.6 the facts were

@@ -87,7 +87,7 @@ func ExampleClusterFromValues() {
 	_, err = proxytest.ClusterFromValues(map[string]any{"cluster": map[string]any{"podCIDR": "10.0.0.0/8"}})
 	fmt.Println(err)
 	// Output:
-	// {Domain:k8s.internal PodCIDRs:[10.244.0.0/16 fd00:10:244::/56] ServiceCIDRs:[] NodeCIDRs:[] APIServer:fd00:10:96::1 Metadata:true Namespaces:[security data]} <nil>
+	// {Domain:k8s.internal PodCIDRs:[10.244.0.0/16 fd00:10:244::/56] ServiceCIDRs:[] NodeCIDRs:[] APIServer:fd00:10:96::1 Metadata:true Namespaces:[security data] Relay:} <nil>
 	// proxykit: unknown key cluster.podCIDR (did you mean cluster.podCIDRs?); the keys under cluster are: proxy, domain, podCIDRs, serviceCIDRs, nodeCIDRs, apiServer, metadataEndpoints, requireNetworks, namespaces
 }
 

@@ -50,6 +50,7 @@ var containerRules = []rule{
 	{RuleMissingProxyEnv, missingProxyEnv},
 	{RuleMissingSecret, missingSecret},
 	{RuleCredentialsExposed, credentialsExposed},
+	{RuleCredentialsBesideRelay, credentialsBesideRelay},
 	{RuleCaseMismatch, caseMismatch},
 	{RuleNoProxyGap, noProxyGap},
 	{RuleProxyBypassedForPublicHosts, proxyBypassedForPublicHosts},

@@ -77,7 +77,7 @@ func libraryKnownKeys(t *testing.T, section string) []string {
 // closes proxy, cluster, cluster.proxy and global.proxy over exactly the keys the
 // library reads, so helm lint and helm install name a typo before any template runs.
 func TestChartSchemasDescribeTheLibraryValues(t *testing.T) {
-	for _, chart := range []string{fixture.ChartOperator, fixture.ClusterProxy, fixture.ProxyPolicies, fixture.HTTPProxy} {
+	for _, chart := range []string{fixture.ChartOperator, fixture.ClusterProxy, fixture.ProxyPolicies, fixture.HTTPProxy, fixture.ProxyRelay} {
 		schema := readJSON(t, chart+"/values.schema.json")
 		defs := schema["definitions"].(map[string]any)
 		for section, def := range map[string]string{"proxy": "proxy", "cluster": "cluster", "cluster.proxy": "proxyURLs", "global.proxy": "proxyURLs"} {

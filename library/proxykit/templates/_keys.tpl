@@ -10,10 +10,10 @@ Input:  nothing. Output: JSON map of section -> list of keys.
 */}}
 {{- define "proxykit.keys.known" -}}
 {{- toJson (dict
-    "proxy" (list "http" "https" "noProxy" "lowercase" "existingSecret" "trustedCA" "runtimes")
+    "proxy" (list "http" "https" "noProxy" "lowercase" "existingSecret" "trustedCA" "runtimes" "relay")
     "cluster" (list "proxy" "domain" "podCIDRs" "serviceCIDRs" "nodeCIDRs" "apiServer" "metadataEndpoints" "requireNetworks" "namespaces")
-    "cluster.proxy" (list "http" "https" "noProxy" "trustedCA" "runtimes")
-    "global.proxy" (list "http" "https" "noProxy" "trustedCA" "runtimes")) -}}
+    "cluster.proxy" (list "http" "https" "noProxy" "trustedCA" "runtimes" "relay")
+    "global.proxy" (list "http" "https" "noProxy" "trustedCA" "runtimes" "relay")) -}}
 {{- end -}}
 
 {{/*

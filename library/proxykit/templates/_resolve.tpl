@@ -21,7 +21,9 @@ Output: nothing. The settings are computed once per chart render and kept on the
         root context under "proxykitSettings" as a map; helpers read it with
         (index .context "proxykitSettings") after this include:
   enabled        bool    the proxy is on (a resolved URL, or proxy.existingSecret)
-  http, https    string  resolved URLs, exactly as written in values
+  http, https    string  resolved URLs, exactly as written in values; the relay's URL when relay is set
+  relay          string  the relay's URL (proxy.relay): Pods use it with no credentials, so http and
+                         https are the relay, no secretKeyRef is written and no Secret rendered
   noProxy        string  the full NO_PROXY (see proxykit.noProxy.compose)
   credentials    bool    a URL carries user-info, or proxy.existingSecret is set
   existingSecret string  proxy.existingSecret
@@ -36,7 +38,9 @@ Output: nothing. The settings are computed once per chart render and kept on the
   javaMachineOptions string the JVM's proxy flags for a machine (no trust store there)
   from           map     http, https, noProxy, trustedCA, runtimes -> the values key each was read from
   networksKnown  bool    NO_PROXY covers a pod or service network and the API server, or cluster.requireNetworks is false
-Per key (http, https, noProxy, trustedCA, runtimes): proxy > cluster.proxy > global.proxy; "" and [] count as unset.
+Per key (http, https, noProxy, trustedCA, runtimes, relay): proxy > cluster.proxy > global.proxy; "" and [] count as unset.
+A relay set at any tier replaces http and https set at any tier: the point of a relay
+is that no Pod holds the corporate proxy's password, whichever tier carried it.
 Values do not change during a render, so the map is computed once per context and
 kept with the Values it was computed from ("proxykitSettingsOf"): a context whose
 Values differ (Helm's merge idiom copies the root's keys into a new dict) gets its
@@ -70,8 +74,8 @@ deepEqual compares the very same map in constant time.
 
 {{- /* pick each key from the first tier that sets it */ -}}
 {{- $picked := dict -}}
-{{- $from := dict "http" "proxy.http" "https" "proxy.https" "noProxy" "proxy.noProxy" "trustedCA" "proxy.trustedCA" "runtimes" "proxy.runtimes" -}}
-{{- range $name := list "http" "https" "noProxy" "trustedCA" "runtimes" -}}
+{{- $from := dict "http" "proxy.http" "https" "proxy.https" "noProxy" "proxy.noProxy" "trustedCA" "proxy.trustedCA" "runtimes" "proxy.runtimes" "relay" "proxy.relay" -}}
+{{- range $name := list "http" "https" "noProxy" "trustedCA" "runtimes" "relay" -}}
   {{- range $tier := $tiers -}}
     {{- $key := printf "%s.%s" (index $tier 0) $name -}}
     {{- $value := index (index $tier 1) $name -}}
@@ -95,6 +99,16 @@ deepEqual compares the very same map in constant time.
   {{- end -}}
 {{- end -}}
 
+{{- $relay := index $picked "relay" | default "" -}}
+{{- if $relay -}}
+  {{- if include "proxykit.validate.proxyURL" (dict "value" $relay "key" (index $from "relay")) -}}
+    {{- fail (printf "proxykit: %s carries user-info: the relay holds the corporate proxy's credentials itself and Pods use it with none; give its URL without a user or password (the URL is not shown)" (index $from "relay")) -}}
+  {{- end -}}
+  {{- range $name := list "http" "https" -}}
+    {{- $_ := set $picked $name $relay -}}
+    {{- $_ := set $from $name (index $from "relay") -}}
+  {{- end -}}
+{{- end -}}
 {{- $trustedCA := index $picked "trustedCA" | default "" -}}
 {{- if $trustedCA -}}
   {{- include "proxykit.validate.certificates" (dict "value" $trustedCA "key" (index $from "trustedCA")) -}}
@@ -116,6 +130,9 @@ deepEqual compares the very same map in constant time.
   {{- fail (printf "proxykit: proxy.existingSecret must be a string, got %s" (kindOf $existingSecret)) -}}
 {{- end -}}
 {{- $existingSecret = trim $existingSecret -}}
+{{- if and $relay $existingSecret -}}
+  {{- fail (printf "proxykit: proxy.existingSecret and %s are both set: with the relay Pods carry no credentials and read no Secret; remove proxy.existingSecret" (index $from "relay")) -}}
+{{- end -}}
 {{- $secretName := $existingSecret -}}
 {{- if $secretName -}}
   {{- include "proxykit.validate.secretName" (dict "value" $secretName "key" "proxy.existingSecret") -}}
@@ -172,6 +189,7 @@ deepEqual compares the very same map in constant time.
     "enabled" $enabled
     "http" $http
     "https" $https
+    "relay" $relay
     "noProxy" $noProxy
     "credentials" (or $credentials (ne $existingSecret ""))
     "existingSecret" $existingSecret
