@@ -79,6 +79,8 @@ func TestProxyRelayChartObjects(t *testing.T) {
 	assert.Empty(t, c.VolumeMounts[0].SubPath, "a subPath mount never sees the kubelet's updates: rotation needs the folder")
 	assert.Equal(t, "/etc/proxykit-relay/credentials", c.VolumeMounts[0].MountPath)
 	assert.Equal(t, "test-credentials", spec.Volumes[0].Secret.SecretName)
+	assert.Equal(t, int64(65534), *spec.SecurityContext.FSGroup, "the Secret's files belong to the relay's group: it runs as nobody")
+	assert.Equal(t, int32(0o440), *spec.Volumes[0].Secret.DefaultMode, "readable by that group, by no one else")
 	assert.NotContains(t, dep.Spec.Template.Annotations, "checksum/credentials", "a rotated password must not restart the relay")
 	assert.Len(t, spec.TopologySpreadConstraints, 1)
 

@@ -417,6 +417,9 @@ staticPodPath: ""
 resolvConf: /etc/resolv.conf
 serializeImagePulls: false
 nodeStatusUpdateFrequency: 4s
+# a changed Secret reaches mounted volumes within a sync: 10s, not the default
+# minute, so the relay's rotation test waits less (it logs what it measured)
+syncFrequency: 10s
 `, cgroupRoot, filepath.Join(dir, "containerd.sock"), nodeIP, filepath.Join(dir, "pod-logs"))
 }
 

@@ -11,11 +11,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"text/template"
 
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/proxykit/proxykit/hack/relayimage/image"
 	"github.com/proxykit/proxykit/internal/ntlmtest"
 )
 
@@ -34,17 +37,16 @@ const (
 type relayCase struct {
 	name     string // also the relay's credentials folder
 	scheme   string // the squid's scheme and the relay's --scheme
-	squid    int    // the squid's port
 	port     int    // the relay's proxy port (admin: port+6000)
 	username string
 	user     string // the user the squid's access log names
 }
 
 var relayCases = []relayCase{
-	{"basic", "basic", 3128, 3201, "svc-relay", "svc-relay"},
-	{"ntlm", "ntlm", 3129, 3202, `CORP\svc-relay`, `CORP\\svc-relay`},
-	{"negotiate-keytab", "negotiate", 3130, 3203, "svc-relay@PROXYKIT.TEST", "svc-relay@PROXYKIT.TEST"},
-	{"negotiate-password", "negotiate", 3130, 3204, "svc-relay@PROXYKIT.TEST", "svc-relay@PROXYKIT.TEST"},
+	{"basic", "basic", 3201, relayUser, relayUser},
+	{"ntlm", "ntlm", 3202, relayNTLMUser, `CORP\\svc-relay`},
+	{"negotiate-keytab", "negotiate", 3203, relayPrincipal, relayPrincipal},
+	{"negotiate-password", "negotiate", 3204, relayPrincipal, relayPrincipal},
 }
 
 // relayClients request URL through $HTTP_PROXY, each the way its family does,
@@ -69,10 +71,6 @@ func TestRelayAuthenticatesToUpstreams(t *testing.T) {
 	relayBin := filepathBin("proxykit-relay")
 	_, err := os.Stat(relayBin)
 	require.NoError(t, err, "`make tools` builds bin/proxykit-relay")
-	for _, tool := range []string{"squid", "krb5kdc", "kdb5_util", "kadmin.local", "htpasswd"} {
-		_, err := lookPath(tool)
-		require.NoError(t, err, "%s is missing: `make debian-packages` installs it", tool)
-	}
 	binaries, _ := nodeRuntimes(t)
 	var nodeBin string
 	for _, b := range binaries {
@@ -82,71 +80,35 @@ func TestRelayAuthenticatesToUpstreams(t *testing.T) {
 	}
 	self, err := os.Executable()
 	require.NoError(t, err)
+	u := newRelayUpstreams(t, relayCorpAddr, relayKDCAddr, 3128, relayTicketLife)
+	squidPort := map[string]int{"basic": u.Ports["basic"], "ntlm": u.Ports["ntlm"], "negotiate": u.Ports["negotiate"]}
 
-	// squid runs as user proxy: its folder is open to it
-	dir, err := os.MkdirTemp("", "relay-upstreams-")
-	require.NoError(t, err)
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	require.NoError(t, os.Chmod(dir, 0o777))
-	const password, rotated, kdcPassword = "Relay-pw:1", "Relay-pw:2-rotated", "Kerberos-pw:1"
+	const rotated = "Relay-pw:2-rotated"
+	dir := u.Dir
 	for _, c := range relayCases {
 		creds := filepath.Join(dir, c.name)
 		require.NoError(t, os.MkdirAll(creds, 0o700))
-		pw := password
+		pw := u.Password
 		if c.scheme == "negotiate" {
-			pw = kdcPassword
+			pw = u.KDCPassword
 		}
 		require.NoError(t, os.WriteFile(filepath.Join(creds, "username"), []byte(c.username+"\n"), 0o600))
 		if c.name != "negotiate-keytab" {
 			require.NoError(t, os.WriteFile(filepath.Join(creds, "password"), []byte(pw), 0o600))
 		}
 	}
-	// squid's NTLM helper is this test binary (ntlmtest's helper protocol), which
-	// checks the NTLMv2 proof against the password in passwd-ntlm
-	helper := filepath.Join(dir, "ntlm-helper")
-	raw, err := os.ReadFile(self)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(helper, raw, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "passwd-ntlm"), []byte(password), 0o644))
-	render := func(name, out string, data any) {
-		tmpl := template.Must(template.ParseFiles(filepath.Join("testdata", "relay", name)))
-		f, err := os.Create(filepath.Join(dir, out))
-		require.NoError(t, err)
-		require.NoError(t, tmpl.Execute(f, data))
-		require.NoError(t, f.Close())
-	}
-	for _, c := range relayCases[:3] {
-		render("squid.conf.tmpl", "squid-"+c.scheme+".conf", map[string]any{"Scheme": c.scheme, "Dir": dir, "Helper": helper, "Listen": fmt.Sprintf("%s:%d", relayCorpAddr, c.squid)})
-	}
-	render("kdc.conf.tmpl", "kdc.conf", map[string]any{"Dir": dir, "TicketLife": fmt.Sprintf("%ds", relayTicketLife)})
-	krb5, err := filepath.Abs(filepath.Join("testdata", "relay", "krb5.conf"))
-	require.NoError(t, err)
 
 	var s strings.Builder
-	fmt.Fprintf(&s, "D=%q SELF=%q NODE=%q\ncd \"$D\"\nmount -t tmpfs tmpfs /dev/shm\n", dir, self, nodeBin)
-	fmt.Fprintf(&s, "export KRB5_CONFIG=%q KRB5_KDC_PROFILE=\"$D/kdc.conf\"\n", krb5)
-	// the realm: the relay's principal, and the proxy's, whose key squid holds
-	s.WriteString(`mkdir kdb && kdb5_util create -s -P master -r PROXYKIT.TEST >/dev/null 2>&1
-kadmin.local -q "addprinc -pw ` + kdcPassword + ` svc-relay" >/dev/null 2>&1
-kadmin.local -q "addprinc -randkey HTTP/corp-proxy.proxykit.test" >/dev/null 2>&1
-kadmin.local -q "ktadd -k $D/http.keytab HTTP/corp-proxy.proxykit.test" >/dev/null 2>&1
-kadmin.local -q "ktadd -norandkey -k $D/negotiate-keytab/keytab svc-relay" >/dev/null 2>&1
-chown proxy http.keytab
-krb5kdc -n >kdc.out 2>&1 &
-`)
-	fmt.Fprintf(&s, "htpasswd -bc passwd svc-relay %s 2>/dev/null\nchmod 644 passwd\n", shellQuote(password))
-	for _, c := range relayCases[:3] {
-		fmt.Fprintf(&s, "KRB5_KTNAME=\"$D/http.keytab\" %s=%q %s=\"$D/passwd-ntlm\" squid -N -n %s -f \"$D/squid-%s.conf\" >squid-%s.out 2>&1 &\n",
-			ntlmUserVar, `CORP\svc-relay`, ntlmPasswordVar, c.scheme, c.scheme, c.scheme)
+	fmt.Fprintf(&s, "D=%q SELF=%q NODE=%q\n", dir, self, nodeBin)
+	s.WriteString(u.start())
+	fmt.Fprintf(&s, "cd \"$D\"\ncp %q negotiate-keytab/keytab\n", u.Keytab)
+	for _, c := range relayCases {
+		fmt.Fprintf(&s, "%q --listen %s:%d --admin-listen 127.0.0.1:%d --upstream http://corp-proxy.proxykit.test:%d --scheme %s --credentials-dir \"$D/%s\" --krb5-config %q --spn %s --allow 10.70.0.0/24 >relay-%s.log 2>&1 &\n",
+			relayBin, relayAddr, c.port, c.port+6000, squidPort[c.scheme], c.scheme, c.name, u.Krb5Conf, relaySPN, c.name)
 	}
 	for _, c := range relayCases {
-		fmt.Fprintf(&s, "%q --listen %s:%d --admin-listen 127.0.0.1:%d --upstream http://corp-proxy.proxykit.test:%d --scheme %s --credentials-dir \"$D/%s\" --krb5-config %q --allow 10.70.0.0/24 >relay-%s.log 2>&1 &\n",
-			relayBin, relayAddr, c.port, c.port+6000, c.squid, c.scheme, c.name, krb5, c.name)
+		s.WriteString(waitForPort(relayAddr, c.port))
 	}
-	for _, c := range relayCases {
-		s.WriteString(waitForPort(relayCorpAddr, c.squid) + waitForPort(relayAddr, c.port))
-	}
-	s.WriteString(waitForPort(relayKDCAddr, 88))
 	s.WriteString("URL=http://outside.proxykit.test:8080/\nexport NO_PROXY=localhost,127.0.0.1 no_proxy=localhost,127.0.0.1\n")
 	round := func(label string) {
 		for _, c := range relayCases {
@@ -160,7 +122,7 @@ krb5kdc -n >kdc.out 2>&1 &
 
 	// rotation: the upstream's password changes first, then the Secret's file
 	// (written as the kubelet does, by a rename)
-	fmt.Fprintf(&s, "htpasswd -b passwd svc-relay %s 2>/dev/null\nprintf %%s %s > passwd-ntlm\nsleep 1.5\n", shellQuote(rotated), shellQuote(rotated))
+	s.WriteString(u.rotate(rotated) + "sleep 1.5\n")
 	for _, c := range relayCases[:2] {
 		fmt.Fprintf(&s, "echo \"=== stale %s $(curl -s -o /dev/null -w '%%{http_code}' -m 5 -x http://%s:%d \"$URL\")\"\n", c.name, relayAddr, c.port)
 		fmt.Fprintf(&s, "curl -s http://127.0.0.1:%d/metrics | grep '^proxykit_relay_upstream_auth_failures_total' | sed 's/^/=== metric /'\n", c.port+6000)
@@ -171,8 +133,6 @@ krb5kdc -n >kdc.out 2>&1 &
 	// renewal: every ticket of the first round has expired
 	fmt.Fprintf(&s, "sleep %d\n", relayTicketLife+1)
 	round("renewed")
-	s.WriteString("for f in access-*.log; do sed \"s|^|=== log $f |\" \"$f\"; done\n")
-	s.WriteString("grep -c 'AS_REQ.*ISSUE.*svc-relay@PROXYKIT.TEST for krbtgt' kdc.log | sed 's/^/=== logins /'\n")
 	s.WriteString("for f in relay-*.log; do sed \"s|^|=== relaylog $f |\" \"$f\"; done\n")
 
 	out := netns{
@@ -182,28 +142,22 @@ krb5kdc -n >kdc.out 2>&1 &
 		RealRoot:  true,
 	}.run(t, s.String())
 
-	if os.Getenv("RELAY_DEBUG") != "" {
-		t.Log(out)
-	}
 	lines := map[string]string{}
-	var logs, relayLogs []string
+	var relayLogs []string
 	for _, l := range strings.Split(out, "\n") {
 		rest, ok := strings.CutPrefix(l, "=== ")
 		if !ok {
 			continue
 		}
-		switch {
-		case strings.HasPrefix(rest, "log "):
-			logs = append(logs, rest)
-		case strings.HasPrefix(rest, "relaylog "):
+		if strings.HasPrefix(rest, "relaylog ") {
 			relayLogs = append(relayLogs, rest)
-		default:
-			key, value := rest, ""
-			if i := strings.LastIndex(rest, " "); i >= 0 {
-				key, value = rest[:i], rest[i+1:]
-			}
-			lines[key] = value
+			continue
 		}
+		key, value := rest, ""
+		if i := strings.LastIndex(rest, " "); i >= 0 {
+			key, value = rest[:i], rest[i+1:]
+		}
+		lines[key] = value
 	}
 	for _, label := range []string{"first", "renewed"} {
 		for _, c := range relayCases {
@@ -217,11 +171,12 @@ krb5kdc -n >kdc.out 2>&1 &
 		}
 	}
 	// each squid names the relay's user on every request it let through
+	granted := regexp.MustCompile(`TCP_(MISS|TUNNEL)/200`)
 	for _, c := range relayCases[:3] {
-		granted := 0
-		for _, l := range logs {
-			if strings.Contains(l, "access-"+c.scheme+".log") && regexp.MustCompile(`TCP_(MISS|TUNNEL)/200`).MatchString(l) {
-				granted++
+		n := 0
+		for _, l := range strings.Split(u.accessLog(t, c.scheme), "\n") {
+			if granted.MatchString(l) {
+				n++
 				assert.Contains(t, l, c.user, "the upstream's log names the relay's user")
 			}
 		}
@@ -232,7 +187,7 @@ krb5kdc -n >kdc.out 2>&1 &
 		case "basic", "ntlm":
 			want++ // the request after the rotation
 		}
-		assert.Equal(t, want, granted, "%s: requests the upstream let through", c.scheme)
+		assert.Equal(t, want, n, "%s: requests the upstream let through", c.scheme)
 	}
 
 	for _, c := range relayCases[:2] {
@@ -240,18 +195,19 @@ krb5kdc -n >kdc.out 2>&1 &
 		assert.Equal(t, "1", lines[`metric proxykit_relay_upstream_auth_failures_total{scheme="`+c.scheme+`"}`], "%s: the 407 is the relay's metric", c.name)
 		assert.Equal(t, "proxy", lines["rotated "+c.name], "%s: the next request after the Secret's file changed used the new password, nothing restarted", c.name)
 	}
-	var logins int
-	fmt.Sscan(lines["logins"], &logins)
-	assert.GreaterOrEqual(t, logins, 4, "each negotiate relay logged in again after its tickets expired")
+	assert.GreaterOrEqual(t, u.logins(t), 4, "each negotiate relay logged in again after its tickets expired")
 
 	var saw407 bool
 	for _, l := range relayLogs {
-		for _, secret := range []string{password, rotated, kdcPassword, "svc-relay"} {
+		for _, secret := range []string{u.Password, rotated, u.KDCPassword, relayUser} {
 			assert.NotContains(t, l, secret, "a relay's log names no credential")
 		}
 		saw407 = saw407 || strings.Contains(l, "answered 407")
 	}
 	assert.True(t, saw407, "the 407 is in the relay's log")
+	if t.Failed() {
+		t.Logf("the relays' logs:\n%s", strings.Join(relayLogs, "\n"))
+	}
 }
 
 // The NTLM helper role's settings: the one user it accepts, and the file that
@@ -261,20 +217,37 @@ const (
 	ntlmPasswordVar = "PROXYKIT_NTLM_PASSWORD_FILE"
 )
 
-// playRelayRole runs the relay test's helper roles:
+// playRelayRole runs the relay tests' helper roles:
 //   - "ntlm-helper": squid's NTLM authenticator (ntlmtest.ServeSquidHelper),
-//     with the user and password file its variables name.
+//     with the user and password file its variables name;
+//   - "push-relay-image HOST:PORT NAME:TAG BINARY": the relay's image as
+//     hack/relayimage builds it (linux/amd64, from BINARY), pushed over plain HTTP.
 func playRelayRole(role string) (int, bool) {
-	if role != "ntlm-helper" {
-		return 0, false
+	switch role {
+	case "ntlm-helper":
+		password := func() string {
+			b, _ := os.ReadFile(os.Getenv(ntlmPasswordVar))
+			return strings.TrimSpace(string(b))
+		}
+		if err := ntlmtest.ServeSquidHelper(os.Stdin, os.Stdout, os.Getenv(ntlmUserVar), password); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		return 0, true
+	case "push-relay-image":
+		args := flagArgs()
+		idx, err := image.Index([]image.Binary{{Platform: v1.Platform{OS: "linux", Architecture: "amd64"}, Path: args[2]}}, "test")
+		if err == nil {
+			var ref name.Reference
+			if ref, err = name.ParseReference(args[0]+"/"+args[1], name.Insecure); err == nil {
+				err = remote.WriteIndex(ref, idx)
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1, true
+		}
+		return 0, true
 	}
-	password := func() string {
-		b, _ := os.ReadFile(os.Getenv(ntlmPasswordVar))
-		return strings.TrimSpace(string(b))
-	}
-	if err := ntlmtest.ServeSquidHelper(os.Stdin, os.Stdout, os.Getenv(ntlmUserVar), password); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1, true
-	}
-	return 0, true
+	return 0, false
 }
