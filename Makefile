@@ -240,6 +240,7 @@ bench: tools
 	$(GO) test -tags integration -count=1 -timeout $(TEST_TIMEOUT) -run '^$$' -bench Audit -benchtime 3x ./tests/integration/ | tee -a $(BIN)/bench.txt
 	$(GO) test -tags integration -count=10 -timeout $(TEST_TIMEOUT) -run '^$$' -bench 'ProxytestRender|HelmTemplateProcess' -benchtime 20x ./tests/integration/ | tee -a $(BIN)/bench.txt
 	$(GO) test -tags integration -count=3 -timeout $(TEST_TIMEOUT) -run '^$$' -bench AdmissionLatency -benchtime 1x ./tests/integration/ | tee -a $(BIN)/bench.txt
+	$(GO) test -count=5 -run '^$$' -bench Relay -benchtime 300x ./relay/ | tee -a $(BIN)/bench.txt
 	@./hack/bench-ratio.sh $(BIN)/bench.txt
 
 ## demo: render the example consumer chart with the EKS example values

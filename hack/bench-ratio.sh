@@ -146,3 +146,15 @@ fi
 
 # reported last, so every figure above is printed first
 if [ "${admission_failed:-0}" = 1 ]; then exit 1; fi
+
+# the relay: a client through it to the upstream, against the same client to the
+# upstream itself with Basic credentials (what Pods do without a relay)
+dh=$(ns 'Relay/direct-basic/http-'); dc=$(ns 'Relay/direct-basic/connect-')
+if [ -n "$dh" ] && [ -n "$dc" ]; then
+  for scheme in basic ntlm; do
+    rh=$(ns "Relay/relay-$scheme/http-"); rc=$(ns "Relay/relay-$scheme/connect-")
+    awk -v s="$scheme" -v a="$rh" -v b="$dh" -v c="$rc" -v d="$dc" 'BEGIN {
+      printf "relay (%s upstream): a plain request %.2fx going direct (%.0f vs %.0f us), a CONNECT tunnel %.2fx (%.0f vs %.0f us)\n", s, a / b, a / 1e3, b / 1e3, c / d, c / 1e3, d / 1e3
+    }'
+  done
+fi

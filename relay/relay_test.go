@@ -34,7 +34,7 @@ func echo() http.Handler {
 	})
 }
 
-func writeCredentials(t *testing.T, dir, user, password string) {
+func writeCredentials(t testing.TB, dir, user, password string) {
 	t.Helper()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, fileUsername), []byte(user+"\n"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, filePassword), []byte(password), 0o600))
@@ -63,7 +63,7 @@ type setup struct {
 	tls      string // https://example.com:PORT/, the same over TLS
 }
 
-func newSetup(t *testing.T, scheme Scheme, tweak func(*Options)) *setup {
+func newSetup(t testing.TB, scheme Scheme, tweak func(*Options)) *setup {
 	t.Helper()
 	s := &setup{dir: t.TempDir(), log: &syncBuffer{}}
 	s.upstream = startTestProxy(t, scheme, testUser, testPassword)

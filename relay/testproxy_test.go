@@ -29,7 +29,7 @@ type testProxy struct {
 	legs     int      // requests it read, handshake legs included
 }
 
-func startTestProxy(t *testing.T, scheme Scheme, user, password string) *testProxy {
+func startTestProxy(t testing.TB, scheme Scheme, user, password string) *testProxy {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
