@@ -67,7 +67,11 @@ func (r *Relay) tunnel(req *http.Request, route, target string) (net.Conn, io.Re
 		}
 		return conn, conn, nil, nil
 	}
-	resp, conn, br, err := r.exchange(req.Context(), connectRequest(req.Context(), target))
+	creds, err := r.credentials()
+	if err != nil {
+		return nil, nil, nil, errCredentials{err}
+	}
+	resp, conn, br, err := r.exchange(req.Context(), connectRequest(req.Context(), target), creds)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -39,6 +39,7 @@ type Relay struct {
 	metrics     *metrics
 	forward     *httputil.ReverseProxy
 	direct      *http.Transport // for NoUpstream destinations
+	pool        upstreamPool    // upstream connections kept between plain requests
 	ready       readiness
 }
 

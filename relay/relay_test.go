@@ -155,6 +155,36 @@ func TestRelayRotationWithoutRestart(t *testing.T) {
 	}
 }
 
+// Plain requests share upstream connections, per credentials: five requests
+// one connection (NTLM's handshake once), a rotated password a new one.
+func TestRelayKeepsUpstreamConnections(t *testing.T) {
+	for _, scheme := range []Scheme{SchemeBasic, SchemeNTLM} {
+		t.Run(string(scheme), func(t *testing.T) {
+			s := newSetup(t, scheme, nil)
+			for range 5 {
+				code, body := s.call(t, http.MethodGet, s.plain, "")
+				require.Equal(t, http.StatusOK, code, body)
+			}
+			assert.Equal(t, 1, s.upstream.conns, "one upstream connection for five requests")
+			wantLegs := 5
+			if scheme == SchemeNTLM {
+				wantLegs = 6 // the negotiate leg, once
+			}
+			assert.Equal(t, wantLegs, s.upstream.legs)
+
+			const rotated = "rotated-pw"
+			s.upstream.setPassword(rotated)
+			writeCredentials(t, s.dir, testUser, rotated)
+			code, body := s.call(t, http.MethodGet, s.plain, "")
+			require.Equal(t, http.StatusOK, code, body)
+			assert.Equal(t, 2, s.upstream.conns, "new credentials, a new connection")
+			code, body = s.call(t, http.MethodPost, s.plain, "with a body")
+			require.Equal(t, http.StatusOK, code, body)
+			assert.Equal(t, "POST with a body", body, "a request with a body takes a connection of its own, whose handshake it survives")
+		})
+	}
+}
+
 // Only loopback and the networks the relay serves may use it.
 func TestRelayRefusesOtherSources(t *testing.T) {
 	s := newSetup(t, SchemeNone, func(o *Options) { o.Allow = []netip.Prefix{netip.MustParsePrefix("10.244.0.0/16")} })

@@ -27,6 +27,7 @@ type testProxy struct {
 	password string
 	seen     []string // the authenticated user of each request it forwarded
 	legs     int      // requests it read, handshake legs included
+	conns    int      // connections it accepted
 }
 
 func startTestProxy(t testing.TB, scheme Scheme, user, password string) *testProxy {
@@ -70,8 +71,12 @@ func testDial(ctx context.Context, network, addr string) (net.Conn, error) {
 // serve reads requests on one connection; NTLM's challenge lives as long as it.
 func (p *testProxy) serve(c net.Conn) {
 	defer c.Close()
+	p.mu.Lock()
+	p.conns++
+	p.mu.Unlock()
 	br := bufio.NewReader(c)
 	var challenge []byte
+	authed := "" // NTLM authenticates the connection, as squid does: later requests carry no header
 	for {
 		req, err := http.ReadRequest(br)
 		if err != nil {
@@ -83,6 +88,12 @@ func (p *testProxy) serve(c net.Conn) {
 		body, _ := io.ReadAll(req.Body)
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		user, next, ok := p.authenticate(req.Header.Get("Proxy-Authorization"), &challenge)
+		if !ok && authed != "" && req.Header.Get("Proxy-Authorization") == "" {
+			user, ok = authed, true
+		}
+		if ok && p.scheme == SchemeNTLM {
+			authed = user
+		}
 		if !ok {
 			h := "Proxy-Authenticate: " + string(p.scheme)
 			if p.scheme == SchemeNTLM {

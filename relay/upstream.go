@@ -38,11 +38,7 @@ func (e upstreamError) Unwrap() error { return e.err }
 // connection (NTLM is bound to it). req's body is sent on the last leg only,
 // so it is read once and streamed: a first NTLM leg carries none. The final response is returned with its
 // connection; for a CONNECT its body is empty and the connection is the tunnel.
-func (r *Relay) exchange(ctx context.Context, req *http.Request) (*http.Response, net.Conn, *bufio.Reader, error) {
-	creds, err := r.credentials()
-	if err != nil {
-		return nil, nil, nil, errCredentials{err}
-	}
+func (r *Relay) exchange(ctx context.Context, req *http.Request, creds Credentials) (*http.Response, net.Conn, *bufio.Reader, error) {
 	authz, err := r.auth.begin(creds)
 	if err != nil {
 		return nil, nil, nil, errCredentials{err}
@@ -110,11 +106,3 @@ func connectRequest(ctx context.Context, target string) *http.Request {
 	req := &http.Request{Method: http.MethodConnect, URL: &url.URL{Host: target}, Host: target, Header: http.Header{}}
 	return req.WithContext(ctx)
 }
-
-// closeWithConn closes the upstream connection with the response body.
-type closeWithConn struct {
-	io.Reader
-	conn net.Conn
-}
-
-func (c closeWithConn) Close() error { return c.conn.Close() }

@@ -5,6 +5,7 @@ package image
 import (
 	"archive/tar"
 	"bytes"
+	"debug/elf"
 	"fmt"
 	"io"
 	"os"
@@ -32,6 +33,9 @@ func Image(b Binary, version string) (v1.Image, error) {
 	raw, err := os.ReadFile(b.Path)
 	if err != nil {
 		return nil, err
+	}
+	if err := static(raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Path, err)
 	}
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
@@ -67,6 +71,21 @@ func Image(b Binary, version string) (v1.Image, error) {
 	}
 	cf.Created = v1.Time{Time: time.Unix(0, 0).UTC()}
 	return mutate.ConfigFile(img, cf)
+}
+
+// static refuses an ELF program that asks for a loader: the image has no libc,
+// so a binary built with cgo would not start in it.
+func static(raw []byte) error {
+	f, err := elf.NewFile(bytes.NewReader(raw))
+	if err != nil {
+		return nil // not ELF (a test's stand-in): nothing to check
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return fmt.Errorf("dynamically linked: the image has no loader; build it with CGO_ENABLED=0")
+		}
+	}
+	return nil
 }
 
 // Index is one Image per binary, each under its platform.

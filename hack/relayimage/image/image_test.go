@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -58,6 +59,13 @@ func TestIndex(t *testing.T) {
 	assert.Equal(t, "\x7fELF static relay", string(body))
 	_, err = tr.Next()
 	assert.Equal(t, io.EOF, err)
+
+	// a binary that needs a loader (the machine's ls) would not start in an
+	// image without libc
+	ls, err := exec.LookPath("ls")
+	require.NoError(t, err)
+	_, err = Index([]Binary{{Platform: v1.Platform{OS: "linux", Architecture: "amd64"}, Path: ls}}, "x")
+	assert.ErrorContains(t, err, "CGO_ENABLED=0")
 
 	_, err = Index(nil, "x")
 	assert.Error(t, err)
