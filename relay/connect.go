@@ -7,7 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"regexp"
+	"strconv"
 	"time"
 )
 
@@ -15,9 +18,9 @@ import (
 // directly, then splices the client to it.
 func (r *Relay) serveConnect(w http.ResponseWriter, req *http.Request) {
 	target := req.Host
-	if _, port, err := net.SplitHostPort(target); err != nil || port == "" {
+	if !validTarget(target) {
 		r.metrics.requests.WithLabelValues("connect", "", resultBadRequest).Inc()
-		http.Error(w, "proxykit-relay: CONNECT needs host:port", http.StatusBadRequest)
+		http.Error(w, "proxykit-relay: CONNECT needs host:port (a DNS name or an IP address, a port from 1 to 65535)", http.StatusBadRequest)
 		return
 	}
 	start := time.Now()
@@ -53,6 +56,27 @@ func (r *Relay) serveConnect(w http.ResponseWriter, req *http.Request) {
 	}
 	splice(client, buf.Reader, up, upr)
 }
+
+// validTarget tells whether a CONNECT target is host:port with a DNS name or
+// an IP address and a port from 1 to 65535: no user-info, path or spaces
+// reach the upstream in its request line.
+func validTarget(target string) bool {
+	host, port, err := net.SplitHostPort(target)
+	if err != nil {
+		return false
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 || strconv.Itoa(p) != port {
+		return false
+	}
+	if addr, err := netip.ParseAddr(host); err == nil {
+		return addr.Zone() == "" // a zone names an interface of the relay's own host
+	}
+	return dnsName.MatchString(host)
+}
+
+// dnsName is a host name as resolvers take it: labels of letters, digits, "-"
+// and "_", at most 253 characters.
+var dnsName = regexp.MustCompile(`^(?i)[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$`)
 
 // tunnel opens the connection behind a CONNECT. A non-200 answer of the
 // upstream comes back as status, with err nil.

@@ -3,6 +3,7 @@ package relay
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"io"
 	"log/slog"
 	"net"
@@ -286,4 +287,54 @@ func TestRefuseLocal(t *testing.T) {
 		_, err := d.DialContext(context.Background(), "tcp", addr)
 		assert.ErrorIs(t, err, errLocalDestination, addr)
 	}
+}
+
+// Hostile clients: a CONNECT target that is not host:port never reaches the
+// upstream's request line, and a client's own Proxy-Authorization never
+// reaches the upstream (the relay's credentials are the only ones it sends).
+func TestRelayHostileClients(t *testing.T) {
+	s := newSetup(t, SchemeNone, nil)
+	for _, target := range []string{"example.com", "user:pw@example.com:443", "example.com:0", "example.com:65536", "example.com:+443",
+		"exa mple.com:443", "example.com/x:443", "[::1:443", strings.Repeat("a", 300) + ":443", "example.com:443\r\nX-Evil: 1"} {
+		req := httptest.NewRequest(http.MethodConnect, "http://relay/", nil)
+		req.Host, req.RemoteAddr = target, "127.0.0.1:1"
+		w := httptest.NewRecorder()
+		s.relay.ServeHTTP(w, req)
+		assert.Equal(t, http.StatusBadRequest, w.Code, "%q", target)
+	}
+	assert.Zero(t, s.upstream.legs, "nothing reached the upstream")
+	for _, good := range []string{"example.com:443", "10.0.0.1:8443", "[fd00::1]:443", "my_host.corp.:443"} {
+		assert.True(t, validTarget(good), good)
+	}
+
+	req, _ := http.NewRequest(http.MethodGet, s.plain, nil)
+	req.Header.Set("Proxy-Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte("someone:else")))
+	resp, err := s.client.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	s.upstream.mu.Lock()
+	defer s.upstream.mu.Unlock()
+	assert.Empty(t, s.upstream.clientAuth, "the client's Proxy-Authorization stopped at the relay")
+}
+
+// Whatever a client sends as a CONNECT target, what the relay accepts puts
+// nothing but host:port in the upstream's request line.
+func FuzzValidTarget(f *testing.F) {
+	for _, seed := range []string{"example.com:443", "[fd00::1]:443", "a@b:1", "x:1\r\nY: z", "[::1%eth0]:443"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, target string) {
+		if !validTarget(target) {
+			return
+		}
+		if strings.ContainsAny(target, "@/?# \t\r\n\"'\\") {
+			t.Fatalf("accepted %q", target)
+		}
+		for _, r := range target {
+			if r < 0x21 || r > 0x7e {
+				t.Fatalf("accepted %q", target)
+			}
+		}
+	})
 }

@@ -28,6 +28,9 @@ type testProxy struct {
 	seen     []string // the authenticated user of each request it forwarded
 	legs     int      // requests it read, handshake legs included
 	conns    int      // connections it accepted
+	// clientAuth are Proxy-Authorization headers it got that no scheme of its
+	// own explains (a client's, passed on)
+	clientAuth []string
 }
 
 func startTestProxy(t testing.TB, scheme Scheme, user, password string) *testProxy {
@@ -87,6 +90,11 @@ func (p *testProxy) serve(c net.Conn) {
 		p.mu.Unlock()
 		body, _ := io.ReadAll(req.Body)
 		req.Body = io.NopCloser(bytes.NewReader(body))
+		if h := req.Header.Get("Proxy-Authorization"); h != "" && p.scheme == SchemeNone {
+			p.mu.Lock()
+			p.clientAuth = append(p.clientAuth, h)
+			p.mu.Unlock()
+		}
 		user, next, ok := p.authenticate(req.Header.Get("Proxy-Authorization"), &challenge)
 		if !ok && authed != "" && req.Header.Get("Proxy-Authorization") == "" {
 			user, ok = authed, true

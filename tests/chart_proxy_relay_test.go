@@ -178,6 +178,8 @@ func TestProxyRelayChartRefusesBadValues(t *testing.T) {
 		"no image":               {"image: {repository: \"\"}\n", "image.repository is required"},
 		"no networks":            {"cluster: {podCIDRs: [], nodeCIDRs: []}\n", "cluster.podCIDRs and cluster.nodeCIDRs"},
 		"control character":      {"credentials: {username: \"svc\\nrelay\"}\n", "credentials.username"},
+		"spn that is YAML":       {"upstream: {scheme: negotiate, spn: \"HTTP/x: {evil: 1}\"}\nkerberos: {krb5Conf: x}\n", "upstream.spn"},
+		"krb5.conf with a NUL":   {"upstream: {scheme: negotiate}\nkerberos: {krb5Conf: \"[libdefaults]\\u0000\"}\n", "kerberos.krb5Conf"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

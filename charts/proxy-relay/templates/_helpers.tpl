@@ -66,6 +66,11 @@ the credentials Secret}. Every failure names its key; none shows a credential.
 {{- if and (eq $scheme "negotiate") (not (trim (toString ($v.kerberos.krb5Conf | default "")))) -}}
   {{- fail "proxy-relay: upstream.scheme is negotiate: set kerberos.krb5Conf (the krb5.conf that names the realm and its KDCs)" -}}
 {{- end -}}
+{{- include "proxykit.validate.controlChars" (dict "value" (toString ($v.kerberos.krb5Conf | default "")) "key" "kerberos.krb5Conf" "multiline" true) -}}
+{{- $spn := toString ($v.upstream.spn | default "") | trim -}}
+{{- if and $spn (not (regexMatch "^[A-Za-z0-9._/@-]+$" $spn)) -}}
+  {{- fail "proxy-relay: upstream.spn is not a Kerberos principal such as HTTP/proxy.corp.example or HTTP/proxy.corp.example@CORP.EXAMPLE" -}}
+{{- end -}}
 {{- $facts := include "proxykit.cluster.facts" (dict "context" $) | fromJson -}}
 {{- if not (or $facts.podCIDRs $facts.nodeCIDRs $v.allow) -}}
   {{- fail "proxy-relay: set cluster.podCIDRs and cluster.nodeCIDRs (or allow): the relay serves only the networks it is given, and none is known" -}}
@@ -102,5 +107,5 @@ the credentials Secret}. Every failure names its key; none shows a credential.
 {{- if eq (int $v.ports.proxy) (int $v.ports.metrics) -}}
   {{- fail "proxy-relay: ports.proxy and ports.metrics are the same port" -}}
 {{- end -}}
-{{- toJson (dict "upstream" $url "scheme" $scheme "allow" (uniq $allow) "noUpstream" (uniq $noUpstream) "secret" $secret) -}}
+{{- toJson (dict "upstream" $url "scheme" $scheme "spn" $spn "allow" (uniq $allow) "noUpstream" (uniq $noUpstream) "secret" $secret) -}}
 {{- end -}}
