@@ -58,6 +58,8 @@ var relayClients = map[string]string{
 	"python":       `python3 -c 'import requests,sys; print(requests.get(sys.argv[1], timeout=5).text, end="")' "$URL" 2>/dev/null || echo error`,
 	"go":           `PROXYKIT_TEST_ROLE=go-client "$SELF" -- "$URL"`,
 	"node":         `NODE_USE_ENV_PROXY=1 "$NODE" -e 'require("http").get(process.argv[1], r => r.pipe(process.stdout)).on("error", () => console.log("error"))' "$URL"`,
+	// the JVM reads no variable: its flags, as proxykit.java.options writes them
+	"jvm": `JAVA_TOOL_OPTIONS="-Dhttp.proxyHost=$RELAY_HOST -Dhttp.proxyPort=$RELAY_PORT" java -cp "$JAVA" ProxyClient httpclient "$URL" 2>/dev/null`,
 }
 
 // Pods' clients with no credentials reach a host outside through the relay and
@@ -99,7 +101,7 @@ func TestRelayAuthenticatesToUpstreams(t *testing.T) {
 	}
 
 	var s strings.Builder
-	fmt.Fprintf(&s, "D=%q SELF=%q NODE=%q\n", dir, self, nodeBin)
+	fmt.Fprintf(&s, "D=%q SELF=%q NODE=%q JAVA=%q\n", dir, self, nodeBin, compileJavaClient(t))
 	s.WriteString(u.start())
 	fmt.Fprintf(&s, "cd \"$D\"\ncp %q negotiate-keytab/keytab\n", u.Keytab)
 	for _, c := range relayCases {
@@ -113,8 +115,8 @@ func TestRelayAuthenticatesToUpstreams(t *testing.T) {
 	round := func(label string) {
 		for _, c := range relayCases {
 			for _, name := range slices.Sorted(maps.Keys(relayClients)) {
-				fmt.Fprintf(&s, "echo \"=== %s %s %s $(HTTP_PROXY=http://%s:%d http_proxy=http://%s:%d; export HTTP_PROXY http_proxy; %s)\"\n",
-					label, c.name, name, relayAddr, c.port, relayAddr, c.port, relayClients[name])
+				fmt.Fprintf(&s, "echo \"=== %s %s %s $(HTTP_PROXY=http://%s:%d http_proxy=http://%s:%d RELAY_HOST=%s RELAY_PORT=%d; export HTTP_PROXY http_proxy; %s)\"\n",
+					label, c.name, name, relayAddr, c.port, relayAddr, c.port, relayAddr, c.port, relayClients[name])
 			}
 		}
 	}
