@@ -167,6 +167,9 @@ func (r *reader) live() (*Result, error) {
 	if len(nodes.providers) > 0 {
 		res.Sources["metadataEndpoints"] = nodes.providers
 	}
+	if relay := r.relay(res.Cluster.Domain); relay != nil {
+		res.Cluster.Relay, res.Sources["relay"] = relay.values[0], []string{relay.source}
+	}
 	if ns := r.namespaces(); len(ns.values) > 0 {
 		res.Cluster.Namespaces, res.Sources["namespaces"] = ns.values, []string{ns.source}
 	}

@@ -102,6 +102,9 @@ func writeValues(w io.Writer, host string, res *discover.Result) {
 	if len(c.Namespaces) > 0 {
 		list("namespaces", c.Namespaces)
 	}
+	if c.Relay != "" {
+		fmt.Fprintf(w, "# a relay holds the corporate proxy's credentials: Pods use it with none\nproxy:\n  relay: %s%s\n", quote(c.Relay), from("relay"))
+	}
 	for _, warning := range res.Warnings {
 		fmt.Fprintf(w, "# warning: %s\n", comment(warning))
 	}

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit/discover"
+	"github.com/proxykit/proxykit/manifest"
 )
 
 // Every string from the cluster reaches the values file as data, never as
@@ -67,4 +68,23 @@ current-context: c
 		assert.Contains(t, stderr.String(), "https://***@127.0.0.1:1", "%v names the server", args)
 		assert.NotContains(t, stdout.String()+stderr.String(), "s3cret", "%v", args)
 	}
+}
+
+// A relay discover found is proxy.relay in the values file, which the library
+// then reads back as the same relay.
+func TestDiscoverValuesNameTheRelay(t *testing.T) {
+	res := &discover.Result{
+		Cluster: discover.Facts{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "10.96.0.1", Metadata: true,
+			Relay: "http://relay.proxy-relay.svc.cluster.local:3128"},
+		Sources: map[string][]string{"relay": {"Service proxy-relay/relay\nproxy: {http: http://evil.example:3128}"}},
+	}
+	var out bytes.Buffer
+	writeValues(&out, "https://api.example:6443", res)
+	var parsed map[string]any
+	require.NoError(t, yaml.Unmarshal(out.Bytes(), &parsed), "%s", out.String())
+	assert.ElementsMatch(t, []string{"cluster", "proxy"}, keys(parsed))
+	assert.Equal(t, map[string]any{"relay": "http://relay.proxy-relay.svc.cluster.local:3128"}, parsed["proxy"])
+	facts, err := manifest.ClusterFromValues(parsed)
+	require.NoError(t, err)
+	assert.Equal(t, res.Cluster.Relay, facts.Relay, "the library reads the relay back")
 }

@@ -257,11 +257,21 @@ networking:
 	require.NoError(t, err)
 
 	t.Run("the read-only RBAC the README states is enough; without ConfigMaps, warnings name them", func(t *testing.T) {
+		// a proxy-relay release: the cluster's relay
+		cp.ensureNamespace(t, "proxy-relay")
+		_, err := cp.Client.CoreV1().Services("proxy-relay").Create(ctx, &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: "relay", Labels: map[string]string{"app.kubernetes.io/name": "proxy-relay"}},
+			Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "proxy", Port: 3128}, {Name: "metrics", Port: 9090}}},
+		}, metav1.CreateOptions{})
+		require.NoError(t, err)
+		// gone before the later steps, which hold the values file to the cluster key alone
+		defer cp.Client.CoreV1().Services("proxy-relay").Delete(ctx, "relay", metav1.DeleteOptions{})
 		full := boundServiceAccount(t, cp, "discover-full", discoverRules)
 		code, res, stderr := discoverJSON(t, full)
 		require.Equal(t, 0, code, stderr)
 		assert.False(t, hasWarning(res, "not allowed"), "%v", res.Warnings)
 		assert.Equal(t, []string{"192.168.0.0/16"}, res.Cluster.PodCIDRs)
+		assert.Equal(t, "http://relay.proxy-relay.svc."+res.Cluster.Domain+":3128", res.Cluster.Relay, "the relay, from its Service, under the cluster's domain")
 
 		var noConfigMaps []rbacv1.PolicyRule
 		for _, r := range discoverRules {
@@ -444,6 +454,7 @@ var discoverRules = []rbacv1.PolicyRule{
 	{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"list"}},
 	{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"list"}},
 	{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"get"}, ResourceNames: []string{"kubernetes"}},
+	{APIGroups: []string{""}, Resources: []string{"services"}, Verbs: []string{"list"}}, // a proxy-relay release's
 	{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get"}, ResourceNames: []string{"kubeadm-config", "kubelet-config", "cilium-config"}},
 	{APIGroups: []string{"networking.k8s.io"}, Resources: []string{"servicecidrs"}, Verbs: []string{"list"}},
 	{APIGroups: []string{"crd.projectcalico.org"}, Resources: []string{"ippools"}, Verbs: []string{"list"}},
