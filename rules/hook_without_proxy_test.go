@@ -33,7 +33,7 @@ spec:
 	assert.Equal(t, "Job/migrate", f.Object)
 	assert.Empty(t, f.Container, "one finding for the object")
 	assert.Equal(t, "a Helm hook (helm.sh/hook: pre-install,pre-upgrade) whose containers wait, migrate get no proxy: Helm 3 passes hooks to no post-renderer, so proxykit inject never sees it; "+
-		"for a chart you don't own, proxy-policies injects it at admission, or Helm 4 post-renders hooks (proxykit inject as its plugin); in a chart you own, call proxykit.generateEnv for it", f.Message)
+		"for a chart you don't own, proxy-policies injects it at admission, or Helm 4 post-renders hooks (proxykit inject as its plugin) unless an SDK user (Flux, say) sets Helm 4.3's nohooks post-render strategy, which leaves hooks as Helm 3 does; in a chart you own, call proxykit.generateEnv for it", f.Message)
 
 	// injected: nothing
 	m, err = manifest.Parse(pod(plainEnv("http://proxy:3128", goodNoProxy), ""))
