@@ -198,47 +198,7 @@ const shownPods = 3
 // rule, then the totals: thousands of Pods stay a page an operator reads.
 // Pods whose message differs under one owner and rule say so; -o json has each.
 func WriteText(w io.Writer, r *Result) {
-	type line struct{ namespace, owner, rule string }
-	type group struct {
-		text     string // the first Pod's: "container app: rule: message"
-		pods     []string
-		messages map[string]bool
-	}
-	groups := map[line]*group{}
-	var order []line
-	type summaryKey struct{ namespace, rule string }
-	summary := map[summaryKey]map[string]bool{}
-	findings := map[summaryKey]int{}
-	for _, f := range r.Findings {
-		text := f.Rule + ": " + f.Message
-		if f.Container != "" {
-			text = "container " + f.Container + ": " + text
-		}
-		l := line{f.Namespace, f.Owner, f.Rule}
-		g, ok := groups[l]
-		if !ok {
-			g = &group{text: text, messages: map[string]bool{}}
-			groups[l] = g
-			order = append(order, l)
-		}
-		g.messages[text] = true
-		pod := strings.TrimPrefix(f.Object, "Pod/")
-		if !slices.Contains(g.pods, pod) {
-			g.pods = append(g.pods, pod)
-		}
-		k := summaryKey{f.Namespace, f.Rule}
-		if summary[k] == nil {
-			summary[k] = map[string]bool{}
-		}
-		summary[k][f.Object] = true
-		findings[k]++
-	}
-	sort.SliceStable(order, func(i, j int) bool {
-		if order[i].namespace != order[j].namespace {
-			return order[i].namespace < order[j].namespace
-		}
-		return order[i].owner < order[j].owner
-	})
+	groups, order := groupFindings(r.Findings)
 	last := ""
 	for _, l := range order {
 		if head := l.namespace + " " + l.owner; head != last {
@@ -258,17 +218,76 @@ func WriteText(w io.Writer, r *Result) {
 		}
 		fmt.Fprintf(w, "  %s (Pods: %s%s%s)\n", g.text, strings.Join(pods, ", "), more, differ)
 	}
-	if len(summary) > 0 {
-		keys := slices.SortedFunc(maps.Keys(summary), func(a, b summaryKey) int {
-			return strings.Compare(a.namespace+"\x00"+a.rule, b.namespace+"\x00"+b.rule)
-		})
-		fmt.Fprintln(w)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAMESPACE\tRULE\tPODS\tFINDINGS")
-		for _, k := range keys {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", k.namespace, k.rule, len(summary[k]), findings[k])
-		}
-		tw.Flush()
-	}
+	writeSummary(w, r.Findings)
 	fmt.Fprintf(w, "%s, %d findings\n", r.Checked(), len(r.Findings))
+}
+
+// textLine is one line of the text report: a rule's findings for one owner.
+type textLine struct{ namespace, owner, rule string }
+
+// textGroup is what one line says: the first Pod's message, every Pod, and
+// how many messages differ.
+type textGroup struct {
+	text     string // the first Pod's: "container app: rule: message"
+	pods     []string
+	messages map[string]bool
+}
+
+// groupFindings groups findings by namespace, owner and rule, the lines in
+// the order of namespace and owner, each rule in the order it came.
+func groupFindings(findings []Finding) (map[textLine]*textGroup, []textLine) {
+	groups := map[textLine]*textGroup{}
+	var order []textLine
+	for _, f := range findings {
+		text := f.Rule + ": " + f.Message
+		if f.Container != "" {
+			text = "container " + f.Container + ": " + text
+		}
+		l := textLine{f.Namespace, f.Owner, f.Rule}
+		g, ok := groups[l]
+		if !ok {
+			g = &textGroup{text: text, messages: map[string]bool{}}
+			groups[l] = g
+			order = append(order, l)
+		}
+		g.messages[text] = true
+		if pod := strings.TrimPrefix(f.Object, "Pod/"); !slices.Contains(g.pods, pod) {
+			g.pods = append(g.pods, pod)
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		if order[i].namespace != order[j].namespace {
+			return order[i].namespace < order[j].namespace
+		}
+		return order[i].owner < order[j].owner
+	})
+	return groups, order
+}
+
+// writeSummary writes the table of Pods and findings per namespace and rule.
+func writeSummary(w io.Writer, findings []Finding) {
+	type key struct{ namespace, rule string }
+	pods := map[key]map[string]bool{}
+	counts := map[key]int{}
+	for _, f := range findings {
+		k := key{f.Namespace, f.Rule}
+		if pods[k] == nil {
+			pods[k] = map[string]bool{}
+		}
+		pods[k][f.Object] = true
+		counts[k]++
+	}
+	if len(pods) == 0 {
+		return
+	}
+	keys := slices.SortedFunc(maps.Keys(pods), func(a, b key) int {
+		return strings.Compare(a.namespace+"\x00"+a.rule, b.namespace+"\x00"+b.rule)
+	})
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAMESPACE\tRULE\tPODS\tFINDINGS")
+	for _, k := range keys {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", k.namespace, k.rule, len(pods[k]), counts[k])
+	}
+	tw.Flush()
 }

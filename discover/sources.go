@@ -256,6 +256,12 @@ func (r *reader) capi(ref string) (*Result, error) {
 	if cluster == nil {
 		return nil, fmt.Errorf("%s (cluster.x-k8s.io): %v", object, lastErr)
 	}
+	return r.capiFacts(object, cluster)
+}
+
+// capiFacts reads a Cluster API Cluster's spec.clusterNetwork and control
+// plane endpoint.
+func (r *reader) capiFacts(object string, cluster *unstructured.Unstructured) (*Result, error) {
 	res := &Result{Sources: map[string][]string{}, Cluster: Facts{Metadata: true, PodCIDRs: []string{}, ServiceCIDRs: []string{}, NodeCIDRs: []string{}}}
 	for key, path := range map[string][]string{
 		"podCIDRs":     {"spec", "clusterNetwork", "pods", "cidrBlocks"},

@@ -130,7 +130,6 @@ func (d document) meta(key string) string {
 	return s
 }
 
-// namespace is the document's namespace, else the release namespace.
 // hook is the object's helm.sh/hook annotation: Helm 4 post-renders hooks too.
 func (d document) hook() string { return manifest.Object{Content: d.object}.Hook() }
 
@@ -144,6 +143,7 @@ func (d document) hookWeight() int {
 	return n
 }
 
+// namespace is the document's namespace, else the release namespace.
 func (d document) namespace(release string) string {
 	if ns := d.meta("namespace"); ns != "" {
 		return ns
@@ -196,25 +196,64 @@ func (i *Injector) render(hosts, release string) (*injection, error) {
 
 // Stream is the package's Stream with the Injector's options.
 func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
-	opts := i.opts
 	var result Result
 	docs, err := split(stream)
 	if err != nil {
 		return nil, result, err
 	}
-	hosts, services, err := serviceHosts(docs, opts)
+	p, err := i.plan(docs, &result)
 	if err != nil {
 		return nil, result, err
+	}
+	out := make([]string, 0, len(docs))
+	wanted := map[string]*hookReaders{} // namespace ("" for the release's) with a Secret needed -> the Helm hooks that read it
+	for _, doc := range docs {
+		text, err := p.document(doc, wanted, &result)
+		if err != nil {
+			return nil, result, err
+		}
+		out = append(out, text)
+	}
+	secrets, err := p.inj.secrets(docs, wanted, p.release, i.opts.Namespace)
+	if err != nil {
+		return nil, result, err
+	}
+	head := make([]string, 0, len(secrets))
+	for _, s := range secrets {
+		result.Secrets = append(result.Secrets, s.id)
+		head = append(head, s.text)
+	}
+	return joinDocuments(append(head, out...)), result, nil
+}
+
+// plan is what a stream's documents are injected with: the library's render
+// for the stream's Services and the hosts its containers call, the release,
+// and the policy's flags.
+type plan struct {
+	inj         *injection
+	release     string
+	namespace   string // the release namespace
+	calledNotes []objectNote
+	base        containerOptions // override, merge and the stream's view
+}
+
+// plan reads the stream's Services and calls and renders the library once
+// for them; result gets the Services, the called hosts and their notes.
+func (i *Injector) plan(docs []document, result *Result) (*plan, error) {
+	opts := i.opts
+	hosts, services, err := serviceHosts(docs, opts)
+	if err != nil {
+		return nil, err
 	}
 	result.Services = services
 	view := streamView(docs, opts.Namespace)
 	known, err := knownNamespaces(opts.Values)
 	if err != nil {
-		return nil, result, err
+		return nil, err
 	}
 	var calledNotes []objectNote
 	if result.Called, calledNotes, err = calledHosts(view, services, known, proxyHosts(opts.Values)); err != nil {
-		return nil, result, err
+		return nil, err
 	}
 	result.Notes = append(result.Notes, texts(calledNotes)...)
 	if len(result.Called) > 0 {
@@ -226,85 +265,79 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	}
 	inj, err := i.render(hosts, release)
 	if err != nil {
-		return nil, result, err
+		return nil, err
 	}
 	override, err := policyFlag(opts.Values, "overrideExisting")
 	if err != nil {
-		return nil, result, err
+		return nil, err
 	}
-	override = override && !inj.credentials
 	merge, err := policyFlag(opts.Values, "mergeNoProxy")
 	if err != nil {
-		return nil, result, err
+		return nil, err
 	}
+	// with credentials an own URL is kept: overriding it would drop its password
+	base := containerOptions{override: override && !inj.credentials, merge: merge, view: view}
+	return &plan{inj: inj, release: release, namespace: opts.Namespace, calledNotes: calledNotes, base: base}, nil
+}
 
-	var out []string
-	secretsWanted := map[string]*hookReaders{} // namespace ("" for the release's) with a Secret needed -> the Helm hooks that read it
-	for _, doc := range docs {
-		changed, n := false, 0
-		var notes []string // what the annotation says of this object
-		for _, note := range calledNotes {
-			if note.about(doc, doc.namespace(opts.Namespace)) {
-				notes = append(notes, note.text)
-			}
+// document injects one document and returns its text, as written when
+// nothing changed; a Secret it needs is recorded in wanted.
+func (p *plan) document(doc document, wanted map[string]*hookReaders, result *Result) (string, error) {
+	ns := doc.namespace(p.namespace)
+	var notes []string // what the annotation says of this object
+	for _, note := range p.calledNotes {
+		if note.about(doc, ns) {
+			notes = append(notes, note.text)
 		}
-		if doc.object != nil && inj.enabled {
-			o := containerOptions{override: override, merge: merge, view: view,
-				namespace: doc.namespace(opts.Namespace), where: doc.kind() + "/" + doc.meta("name")}
-			var own []string
-			if tmpl, ok := manifest.FindPodTemplate(doc.object); ok {
-				changed, n, own, err = inj.podTemplate(tmpl, o)
-			} else if doc.kind() == "ConfigMap" {
-				changed, n, own, err = inj.configMapPods(doc, o)
-			}
-			result.Notes = append(result.Notes, own...)
-			notes = append(own, notes...)
-			if err != nil {
-				return nil, result, fmt.Errorf("%s %s: %w", doc.kind(), doc.meta("name"), err)
-			}
-			if n > 0 && inj.secretNeeded {
-				ns := doc.namespace(opts.Namespace)
-				if secretsWanted[ns] == nil {
-					secretsWanted[ns] = &hookReaders{}
-				}
-				if doc.hook() != "" {
-					secretsWanted[ns].add(doc.hookWeight())
-				}
-			}
+	}
+	changed, n := false, 0
+	if doc.object != nil && p.inj.enabled {
+		o := p.base
+		o.namespace, o.where = ns, doc.kind()+"/"+doc.meta("name")
+		var own []string
+		var err error
+		if tmpl, ok := manifest.FindPodTemplate(doc.object); ok {
+			changed, n, own, err = p.inj.podTemplate(tmpl, o)
+		} else if doc.kind() == "ConfigMap" {
+			changed, n, own, err = p.inj.configMapPods(doc, o)
 		}
-		result.Containers += n
-		if annotateNotes(doc, notes) {
-			changed = true
-		}
-		if !changed {
-			out = append(out, doc.raw)
-			continue
-		}
-		text, err := blockyaml.Marshal(doc.object)
+		result.Notes = append(result.Notes, own...)
+		notes = append(own, notes...)
 		if err != nil {
-			return nil, result, err
+			return "", fmt.Errorf("%s %s: %w", doc.kind(), doc.meta("name"), err)
 		}
-		out = append(out, strings.TrimLeft(doc.comment+"\n", "\n")+strings.TrimRight(string(text), "\n"))
+		if n > 0 && p.inj.secretNeeded {
+			if wanted[ns] == nil {
+				wanted[ns] = &hookReaders{}
+			}
+			if doc.hook() != "" {
+				wanted[ns].add(doc.hookWeight())
+			}
+		}
 	}
-
-	secrets, err := inj.secrets(docs, secretsWanted, release, opts.Namespace)
+	result.Containers += n
+	if annotateNotes(doc, notes) {
+		changed = true
+	}
+	if !changed {
+		return doc.raw, nil
+	}
+	text, err := blockyaml.Marshal(doc.object)
 	if err != nil {
-		return nil, result, err
+		return "", err
 	}
-	var head []string
-	for _, s := range secrets {
-		result.Secrets = append(result.Secrets, s.id)
-		head = append(head, s.text)
-	}
-	out = append(head, out...)
+	return strings.TrimLeft(doc.comment+"\n", "\n") + strings.TrimRight(string(text), "\n"), nil
+}
 
+// joinDocuments writes documents as one YAML stream.
+func joinDocuments(docs []string) []byte {
 	var b strings.Builder
-	for _, text := range out {
+	for _, text := range docs {
 		b.WriteString("---\n")
 		b.WriteString(text)
 		b.WriteString("\n")
 	}
-	return []byte(b.String()), result, nil
+	return []byte(b.String())
 }
 
 // policyFlag reads policy.<key> (overrideExisting, mergeNoProxy), the proxy-policies keys.

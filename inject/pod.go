@@ -2,7 +2,6 @@ package inject
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/proxykit/proxykit/manifest"
@@ -97,107 +96,13 @@ type containerOptions struct {
 // override) an own -Dhttp.nonProxyHosts gets a last one after it that adds the
 // proxy's patterns it lacks (javaMergeSuffix).
 func (inj *injection) container(c map[string]any, o containerOptions) (bool, []string) {
-	env, _ := c["env"].([]any)
-	index := map[string]int{}
-	for i, e := range env {
-		if m, ok := e.(map[string]any); ok {
-			if name, ok := m["name"].(string); ok {
-				index[name] = i
-			}
-		}
-	}
-	owns := ownSettings(c, o.view, o.namespace, inj.names)
-	changed := false
-	var notes []string
-	set := func(entry map[string]any) {
-		name, _ := entry["name"].(string)
-		if i, ok := index[name]; ok {
-			if reflect.DeepEqual(env[i], entry) {
-				return
-			}
-			env[i] = entry
-		} else {
-			index[name] = len(env)
-			env = append(env, entry)
-		}
-		changed = true
-	}
-	noProxyNoted := false
+	m := &merger{inj: inj, o: o, owns: ownSettings(c, o.view, o.namespace, inj.names), edit: newEnvEditor(c)}
 	for _, entry := range inj.env {
-		name, _ := entry["name"].(string)
-		mine, has := owns[name]
-		switch {
-		case has && mine.ref():
-			// kept as it is: a merge cannot drop an own valueFrom
-		case has && name == "JAVA_TOOL_OPTIONS" && inj.javaOptions != "":
-			merged := mergeJava(mine.value, inj.javaOptions)
-			suffix, wide := merged.suffix, merged.dropped
-			value := mine.value
-			if mine.secret() {
-				// the kubelet expands $(JAVA_TOOL_OPTIONS) to the envFrom Secret's
-				// value: the flags are joined without the Secret's text in the Pod
-				value = "$(" + name + ")"
-				if merged.lacking || len(wide) > 0 {
-					notes = append(notes, ownNote(o.where, name, mine, "keeps its own -Dhttp.nonProxyHosts without the cluster's entries: it comes from a Secret, whose value is never copied into the Pod spec; add the cluster's entries there (proxykit noproxy prints them)"))
-				}
-				suffix = ""
-			}
-			if joined, ok := joinJava(value, inj.javaOptions, o.override); ok {
-				value = joined
-				if o.merge && !o.override {
-					value += suffix
-					notes = append(notes, droppedNote(o.where, name, mine, "-Dhttp.nonProxyHosts pattern", "-Dhttp.nonProxyHosts patterns", wide)...)
-				} else if merged.lacking && !o.override {
-					notes = append(notes, ownNote(o.where, name, mine, "keeps its own -Dhttp.nonProxyHosts, which the JVM reads instead of the proxy's, without the cluster's entries: policy.mergeNoProxy: true merges them"))
-				}
-			}
-			if mine.entry == nil || value != mine.value {
-				set(map[string]any{"name": name, "value": value})
-			}
-		case has && o.override:
-			replacement := clone(entry)
-			if cluster, plain := entry["value"].(string); plain && o.merge && isNoProxy(name) && !mine.secret() {
-				merged, dropped := unionNoProxy(cluster, mine.value)
-				replacement = map[string]any{"name": name, "value": merged}
-				notes = append(notes, droppedNote(o.where, name, mine, "entry", "entries", dropped)...)
-			}
-			if value, _ := replacement["value"].(string); value != mine.value {
-				notes = append(notes, ownNote(o.where, name, mine, "replaced (policy.overrideExisting)"))
-			}
-			set(replacement)
-		case has && isNoProxy(name):
-			cluster, _ := entry["value"].(string)
-			merged, dropped := unionNoProxy(cluster, mine.value)
-			switch {
-			case merged == mine.value && len(dropped) == 0:
-			case o.merge && mine.secret():
-				notes = append(notes, ownNote(o.where, name, mine, "kept without the cluster's entries: it comes from a Secret, whose value is never copied into the Pod spec; add the cluster's entries there (proxykit noproxy prints them)"))
-			case o.merge:
-				set(map[string]any{"name": name, "value": merged})
-				notes = append(notes, droppedNote(o.where, name, mine, "entry", "entries", dropped)...)
-			case !noProxyNoted:
-				noProxyNoted = true
-				notes = append(notes, ownNote(o.where, name, mine, "kept without the cluster's entries (its Services, networks, the API server): policy.mergeNoProxy: true merges them"))
-			}
-		case has:
-			// kept
-		default:
-			twin, hasTwin := owns[twins[name]]
-			cluster, plain := entry["value"].(string)
-			switch {
-			case hasTwin && o.merge && isNoProxy(name) && !twin.ref() && !twin.secret() && plain:
-				// with override too: the twin itself is merged so
-				merged, _ := unionNoProxy(cluster, twin.value) // what it drops, the twin's own case notes
-				set(map[string]any{"name": name, "value": merged})
-			case !hasTwin || o.override:
-				set(clone(entry))
-			default:
-				set(twin.asEntry(name))
-			}
-		}
+		m.variable(entry)
 	}
+	changed := m.edit.changed
 	if changed {
-		c["env"] = env
+		c["env"] = m.edit.env
 	}
 	if inj.mount != nil {
 		mounts, _ := c["volumeMounts"].([]any)
@@ -206,7 +111,7 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 			changed = true
 		}
 	}
-	return changed, notes
+	return changed, m.notes
 }
 
 // hasNamed tells whether a list of maps holds one with this name, or this mountPath.

@@ -135,7 +135,16 @@ const MaxCallsPerContainer = 1024
 func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) {
 	resolved := m.ResolveEnv(ctr) // once, $(VAR) expanded as the kubelet does: env and args read it
 	var r bounded
-	ns := ctr.Namespace
+	m.readEnvFrom(&r, ctr)
+	readHostPairs(&r, readEnv(&r, ctr, resolved))
+	readArgs(&r, ctr, resolved)
+	m.readMounts(&r, ctr)
+	return r.calls("the container calls")
+}
+
+// readEnvFrom reads the keys of the envFrom sources, but the proxy's own
+// variables and keys whose names say they hold a secret.
+func (m *Manifests) readEnvFrom(r *bounded, ctr Container) {
 	for _, src := range ctr.EnvFrom {
 		kind, name := "ConfigMap", ""
 		switch {
@@ -144,14 +153,19 @@ func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) 
 		case src.SecretRef != nil:
 			kind, name = "Secret", src.SecretRef.Name
 		}
-		data, _ := m.ObjectData(kind, name, ns)
+		data, _ := m.ObjectData(kind, name, ctr.Namespace)
 		for _, key := range slices.Sorted(maps.Keys(data)) {
 			if !slices.Contains(callVariables, src.Prefix+key) && !SecretName(key) {
 				r.read(kind+"/"+name+" key "+key+" (envFrom)", data[key], scanText)
 			}
 		}
 	}
-	known := map[string]string{} // the env's known values, for X_HOST beside X_PORT
+}
+
+// readEnv reads the env's values, resolved, and returns the known ones by
+// name (for a host variable beside its port variable).
+func readEnv(r *bounded, ctr Container, resolved Env) map[string]string {
+	known := map[string]string{}
 	for _, e := range ctr.Env {
 		if slices.Contains(callVariables, e.Name) {
 			continue
@@ -169,8 +183,13 @@ func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) 
 			}
 		}
 	}
-	// a host variable beside its port variable (POSTGRES_HOST, POSTGRES_PORT;
-	// KC_DB_URL_HOST, KC_DB_URL_PORT): each host with its own port
+	return known
+}
+
+// readHostPairs reads a host variable beside its port variable
+// (POSTGRES_HOST, POSTGRES_PORT; KC_DB_URL_HOST, KC_DB_URL_PORT): each host
+// with its own port.
+func readHostPairs(r *bounded, known map[string]string) {
 	for _, name := range slices.Sorted(maps.Keys(known)) {
 		if hostKey.MatchString(name) {
 			pair := map[string]string{name: known[name]}
@@ -182,6 +201,10 @@ func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) 
 			r.add("env "+name, neighbours(pair))
 		}
 	}
+}
+
+// readArgs reads the command and args, $(VAR) expanded, as text and as flags.
+func readArgs(r *bounded, ctr Container, resolved Env) {
 	for _, list := range []struct {
 		name string
 		args []string
@@ -194,9 +217,14 @@ func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) 
 		}
 		r.add(list.name, scanFlags(expanded))
 	}
+}
+
+// readMounts reads the files of mounted ConfigMaps and Secrets, as mounted
+// (items, subPath), but keys whose names say they hold a secret.
+func (m *Manifests) readMounts(r *bounded, ctr Container) {
 	for _, mount := range ctr.VolumeMounts {
 		for _, src := range mountedSources(ctr.Volumes, mount.Name) {
-			data, _ := m.ObjectData(src.kind, src.name, ns)
+			data, _ := m.ObjectData(src.kind, src.name, ctr.Namespace)
 			for _, key := range slices.Sorted(maps.Keys(data)) {
 				if src.items != nil && !slices.Contains(src.items, key) {
 					continue
@@ -208,7 +236,6 @@ func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) 
 			}
 		}
 	}
-	return r.calls("the container calls")
 }
 
 // bounded gathers calls within the bounds: a source naming more than
