@@ -78,7 +78,10 @@ fi
 
 # Pod CREATE through the loopback API server: each engine's p50 and p99 as a ratio to
 # no policy of the same run (the engines take turns within a run), and the median of
-# those ratios over the runs (-count 3). Goals at p50: native <= 1.5x, Kyverno <= 2x.
+# those ratios over the runs (-count 3). Goals at p50 (issue 46), each against the floor its
+# engine has in the same run: the native policy <= 1.2x a one-label MutatingAdmissionPolicy,
+# Kyverno's MutatingPolicy <= 1.15x a one-label MutatingPolicy, the ClusterPolicy <= 3.2x no
+# policy (it has no floor of its own). A missed goal fails make bench.
 runs=$(grep -c '^BenchmarkAdmissionLatency' "$file" || true)
 if [ "$runs" -gt 0 ]; then
   awk -v runs="$runs" '
@@ -101,23 +104,28 @@ if [ "$runs" -gt 0 ]; then
     END {
       for (r = 1; r <= run; r++) { n50[r] = none50[r]; n99[r] = none99[r] }
       printf "Pod CREATE latency, no policy: p50 %.1f ms, p99 %.1f ms (medians of %d runs)\n", median(n50, run), median(n99, run), run
+      failed = 0
       if (floor[1] > 0) {
-        for (r = 1; r <= run; r++) { f[r] = floor[r]; nf[r] = nativeOverFloor[r] }
-        printf "Pod CREATE latency, the native floor (a MutatingAdmissionPolicy that sets one label): %.2fx no policy; the native policy: %.2fx that floor\n", median(f, run), median(nf, run)
+        for (r = 1; r <= run; r++) { f[r] = floor[r]; nf[r] = nativeOverFloor[r]; nfText = nfText sprintf("%s%.2fx", r > 1 ? ", " : "", nativeOverFloor[r]) }
+        nfm = median(nf, run)
+        printf "Pod CREATE latency, the native floor (a MutatingAdmissionPolicy that sets one label): %.2fx no policy; the native policy: %.2fx that floor (runs: %s; goal <= 1.2x)\n", median(f, run), nfm, nfText
+        if (nfm > 1.2) { printf "FAIL: the native policy costs %.2fx its floor at p50, over its goal of 1.2x\n", nfm; failed = 1 }
       }
       if (kfloor[1] > 0) {
-        for (r = 1; r <= run; r++) { kf[r] = kfloor[r]; mf[r] = mpOverFloor[r] }
-        printf "Pod CREATE latency, Kyverno'"'"'s floor (a MutatingPolicy that sets one label): %.2fx no policy; the MutatingPolicy: %.2fx that floor\n", median(kf, run), median(mf, run)
+        for (r = 1; r <= run; r++) { kf[r] = kfloor[r]; mf[r] = mpOverFloor[r]; mfText = mfText sprintf("%s%.2fx", r > 1 ? ", " : "", mpOverFloor[r]) }
+        mfm = median(mf, run)
+        printf "Pod CREATE latency, Kyverno'"'"'s floor (a MutatingPolicy that sets one label): %.2fx no policy; the MutatingPolicy: %.2fx that floor (runs: %s; goal <= 1.15x)\n", median(kf, run), mfm, mfText
+        if (mfm > 1.15) { printf "FAIL: the MutatingPolicy costs %.2fx its floor at p50, over its goal of 1.15x\n", mfm; failed = 1 }
       }
       split("native MutatingPolicy ClusterPolicy", engines, " ")
-      split("1.5 2 2", goals, " ")
-      failed = 0
+      split("- - 3.2", goals, " ")
       for (e = 1; e <= 3; e++) {
         delete a; delete b; delete m; runsText = ""
         for (r = 1; r <= run; r++) { a[r] = r50[e, r]; b[r] = r99[e, r]; m[r] = ms50[e, r]; runsText = runsText sprintf("%s%.2fx", r > 1 ? ", " : "", r50[e, r]) }
         med = median(a, run)
-        printf "Pod CREATE latency, %-15s p50 %5.1f ms, %.2fx no policy (runs: %s; goal <= %sx), p99 %.2fx\n", engines[e] ":", median(m, run), med, runsText, goals[e], median(b, run)
-        if (med > goals[e] + 0) { printf "FAIL: %s admission costs %.2fx no policy at p50, over its goal of %sx\n", engines[e], med, goals[e]; failed = 1 }
+        goalText = goals[e] == "-" ? "goal against its floor, above" : "goal <= " goals[e] "x"
+        printf "Pod CREATE latency, %-15s p50 %5.1f ms, %.2fx no policy (runs: %s; %s), p99 %.2fx\n", engines[e] ":", median(m, run), med, runsText, goalText, median(b, run)
+        if (goals[e] != "-" && med > goals[e] + 0) { printf "FAIL: %s admission costs %.2fx no policy at p50, over its goal of %sx\n", engines[e], med, goals[e]; failed = 1 }
       }
       if (run < 3) print "note: fewer than three runs; the median of three is the measure"
       exit failed
@@ -144,8 +152,6 @@ if [ -n "$p1" ] && [ -n "$p2" ]; then
   }'
 fi
 
-# reported last, so every figure above is printed first
-if [ "${admission_failed:-0}" = 1 ]; then exit 1; fi
 
 # the relay: a client through it to the upstream, against the same client to the
 # upstream itself with Basic credentials (what Pods do without a relay)
@@ -158,3 +164,6 @@ if [ -n "$dh" ] && [ -n "$dc" ]; then
     }'
   done
 fi
+
+# reported last, so every figure above is printed first
+if [ "${admission_failed:-0}" = 1 ]; then exit 1; fi
