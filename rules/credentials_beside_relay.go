@@ -36,5 +36,5 @@ func credentialsBesideRelay(c *Context) string {
 		return ""
 	}
 	return fmt.Sprintf("%s read%s the corporate proxy's credentials%s although the cluster has a relay (%s) that holds them; give the container the relay's URL with no user or password (proxy.relay), so that no Pod holds the password",
-		strings.Join(carried, ", "), sIfOne(len(carried)), c.Where, manifest.RedactUserInfo(c.Cluster.Relay))
+		strings.Join(carried, ", "), verbS(len(carried)), c.Where, manifest.RedactUserInfo(c.Cluster.Relay))
 }

@@ -28,7 +28,7 @@ func credentialsExposed(c *Context) string {
 		return ""
 	}
 	return fmt.Sprintf("%s hold%s a proxy URL with user-info%s; put it in a Secret and read it with secretKeyRef (the library does when a URL carries credentials)",
-		strings.Join(exposed, ", "), sIfOne(len(exposed)), c.Where)
+		strings.Join(exposed, ", "), verbS(len(exposed)), c.Where)
 }
 
 // credentialsOutsideSecrets finds URLs with user-info in any object that is not a Secret.

@@ -21,17 +21,3 @@ func (f Finding) String() string {
 	}
 	return fmt.Sprintf("%s: %s: %s", where, f.Rule, f.Message)
 }
-
-func isAre(n int) string {
-	if n == 1 {
-		return "is"
-	}
-	return "are"
-}
-
-func sIfOne(n int) string {
-	if n == 1 {
-		return "s"
-	}
-	return ""
-}

@@ -43,7 +43,7 @@ func hooksWithoutProxy(m *manifest.Manifests, expected []string) []Finding {
 		out = append(out, Finding{Namespace: h.namespace, Object: h.object, Rule: RuleHookWithoutProxy, Message: fmt.Sprintf(
 			"a Helm hook (helm.sh/hook: %s) whose container%s %s get%s no proxy: Helm 3 passes hooks to no post-renderer, so proxykit inject never sees it; "+
 				"for a chart you don't own, proxy-policies injects it at admission, or Helm 4 post-renders hooks (proxykit inject as its plugin) unless an SDK user (Flux, say) sets Helm 4.3's nohooks post-render strategy, which leaves hooks as Helm 3 does; in a chart you own, call proxykit.generateEnv for it",
-			h.annotation, plural(len(h.containers)), strings.Join(h.containers, ", "), sIfOne(len(h.containers)))})
+			h.annotation, nounS(len(h.containers)), strings.Join(h.containers, ", "), verbS(len(h.containers)))})
 	}
 	return out
 }
@@ -57,11 +57,4 @@ func missingVariables(env manifest.Env, expected []string) []string {
 		}
 	}
 	return missing
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }

@@ -56,7 +56,7 @@ func inClusterCallProxied(c *Context) string {
 		return ""
 	}
 	if more > 0 {
-		proxied = append(proxied, fmt.Sprintf("and %d more", more))
+		proxied = append(proxied, andMore(more))
 	}
 	var fixes []string
 	if seen[manifest.PlaceInCluster] || seen[manifest.PlaceUnknown] {

@@ -36,15 +36,7 @@ func lowercaseRequired(c *Context) string {
 		return ""
 	}
 	return fmt.Sprintf("the proxy is set in upper case only, and %s read%s only the lower-case http_proxy: %s every http:// request directly%s; set the lower-case twins (proxy.lowercase: true, the default)",
-		strings.Join(reads, " and "), plural3(len(reads)), map[bool]string{true: "it sends", false: "they send"}[len(reads) == 1], c.Where)
-}
-
-// plural3 is the verb ending of a third-person subject: "s" for one.
-func plural3(n int) string {
-	if n == 1 {
-		return "s"
-	}
-	return ""
+		strings.Join(reads, " and "), verbS(len(reads)), map[bool]string{true: "it sends", false: "they send"}[len(reads) == 1], c.Where)
 }
 
 // readsOnlyLowercase tells a client that reads its proxy URL from lower-case

@@ -216,7 +216,7 @@ func (j serviceJudge) releaseServiceFinding(env map[string]string, envKey string
 	var parts []string
 	for i, s := range order {
 		if i == shown {
-			parts = append(parts, fmt.Sprintf("and %d more", len(order)-shown))
+			parts = append(parts, andMore(len(order)-shown))
 			break
 		}
 		// hosts that the same clients proxy, together: "api, api.ns: every client; api.ns.svc: node"
