@@ -365,3 +365,24 @@ spec:
 		assert.NotContains(t, strings.Join(got, " "), never, "a comment calls nothing")
 	}
 }
+
+// Reader precision and recall (issue 45, item 8): a key specification and a
+// bucket are no hosts; a host variable's default in code is one.
+func TestScanTextPrecisionAndRecall(t *testing.T) {
+	hosts := func(text string) []string {
+		var out []string
+		for _, f := range scanText(text) {
+			out = append(out, f.host)
+		}
+		return out
+	}
+	assert.Empty(t, hosts("openssl req -x509 -newkey rsa:4096 -keyout key.pem -nodes"), "rsa:4096 is a key, not a host")
+	assert.Empty(t, hosts("openssl req -newkey ec:secp384r1"))
+	assert.Empty(t, hosts("aws s3 cp s3://my-bucket.logs/x /tmp && gsutil cp gs://backups.example/y ."), "buckets, not hosts")
+	assert.Equal(t, []string{"clickhouse"}, hosts(`CLICKHOUSE = env("CLICKHOUSE_HOST", "clickhouse")`))
+	assert.Equal(t, []string{"redis"}, hosts(`r = redis.Redis(host=os.getenv('REDIS_HOST', 'redis'))`))
+	assert.Equal(t, []string{"db.data"}, hosts(`DB = os.environ.get("DB_HOST", default="db.data")`))
+	assert.Equal(t, []string{"nats"}, hosts(`const url = process.env.NATS_HOST || "nats"`))
+	assert.Equal(t, []string{"rsa-signer"}, hosts("--url http://rsa-signer:8080/"), "a host named like an algorithm in a URL is still one")
+	assert.Equal(t, []string{"minio.storage"}, hosts("endpoint: minio.storage:9000"))
+}

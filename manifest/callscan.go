@@ -38,7 +38,21 @@ var (
 	flagPair = regexp.MustCompile(`^--?([A-Za-z0-9][A-Za-z0-9_.-]*)=(.*)$`)
 	// dnsName is a host name as written in a config value.
 	dnsName = regexp.MustCompile(`(?i)^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.?$`)
+	// hostDefault is a host variable read with a default in code:
+	// env("CLICKHOUSE_HOST", "clickhouse"), os.getenv('REDIS_HOST', 'redis'),
+	// os.environ.get("DB_HOST", "db"), process.env.X_HOST || "x": the default
+	// is the host the program calls when the variable is unset.
+	hostDefault = regexp.MustCompile(`(?i)\b(?:env|getenv|environ\.get|get_env)\(\s*["']([A-Z0-9_]*_HOST(?:NAME)?)["']\s*,\s*(?:default\s*=\s*)?["']([^"'\s]+)["']|process\.env\.([A-Z0-9_]*_HOST(?:NAME)?)\s*(?:\|\||\?\?)\s*["']([^"'\s]+)["']`)
 )
+
+// bucketSchemes name a bucket, not a host: s3://my-bucket.logs/x is a call to
+// the object store's endpoint, which the URL does not say.
+var bucketSchemes = map[string]bool{"s3": true, "s3a": true, "s3n": true, "gs": true, "gcs": true, "az": true,
+	"abfs": true, "abfss": true, "wasb": true, "wasbs": true, "oss": true, "cos": true, "r2": true}
+
+// keyAlgorithms are the words before a size or curve in a key specification
+// (openssl's -newkey rsa:4096, ec:secp384r1 as a file aside): no host.
+var keyAlgorithms = map[string]bool{"rsa": true, "dsa": true, "ec": true, "ed25519": true, "ed448": true, "x25519": true, "x448": true}
 
 // scanText finds the URLs and host:port forms of a text, line by line. A line
 // that sets a credential (password = ..., --db-password=..., DB_TOKEN: ...) is
@@ -103,13 +117,25 @@ func scanLine(text string) []found {
 		for i := m[0]; i < end; i++ {
 			blank[i] = ' '
 		}
+		if bucketSchemes[scheme] {
+			continue
+		}
 		if f, ok := newFound(host, port, scheme); ok {
 			out = append(out, f)
 		}
 	}
 	rest := string(blank)
 	for _, m := range hostPortPattern.FindAllStringSubmatch(rest, -1) {
+		if keyAlgorithms[strings.ToLower(m[1])] {
+			continue
+		}
 		if f, ok := newFound(m[1], m[2], ""); ok {
+			out = append(out, f)
+		}
+	}
+	for _, m := range hostDefault.FindAllStringSubmatch(text, -1) {
+		host := m[2] + m[4] // one alternative matched
+		if f, ok := newFound(host, "", ""); ok {
 			out = append(out, f)
 		}
 	}
