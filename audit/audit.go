@@ -93,13 +93,19 @@ type auditor struct {
 	variables []string
 	now       rules.Now         // stale-proxy-env: what the values give a container that starts now
 	owners    map[string]string // "namespace/ReplicaSet" -> "Deployment/name"
-	secrets   map[string]any    // "namespace/Secret/name" -> the Secret as kept (secret), nil when there is none
+	secrets   map[objectKey]any // a Secret as kept (secret), nil when there is none
+}
+
+// objectKey is a ConfigMap or Secret of a namespace.
+type objectKey struct {
+	namespace string
+	manifest.Ref
 }
 
 // Run audits the Pods that opts name. Errors come from the API server (a
 // missing permission names the resource) or from values the library rejects.
 func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Result, error) {
-	a := &auditor{ctx: ctx, client: client, cluster: opts.Cluster, owners: map[string]string{}, secrets: map[string]any{}}
+	a := &auditor{ctx: ctx, client: client, cluster: opts.Cluster, owners: map[string]string{}, secrets: map[objectKey]any{}}
 	if opts.Values != nil {
 		variables, now, err := rendered(opts.Values)
 		if err != nil {
@@ -167,20 +173,20 @@ func (a *auditor) each(namespace string, list pager.ListPageFunc, fn func(runtim
 }
 
 // check runs Check (and CheckStale) on one page of Pods with the objects they read.
-func (a *auditor) check(pods []corev1.Pod, sources map[string]any) ([]Finding, error) {
+func (a *auditor) check(pods []corev1.Pod, sources map[objectKey]any) ([]Finding, error) {
 	objects := make([]any, 0, len(pods))
 	byName := map[string]corev1.Pod{}
-	needed := map[string]bool{}
+	needed := map[objectKey]bool{}
 	for _, p := range pods {
 		p.APIVersion, p.Kind = "v1", "Pod"
 		p.ManagedFields = nil
 		objects = append(objects, p)
 		byName[p.Namespace+"/"+p.Name] = p
 		for _, ref := range podReferences(p) {
-			if key := p.Namespace + "/" + ref; !needed[key] {
+			if key := (objectKey{p.Namespace, ref}); !needed[key] {
 				needed[key] = true
 				obj, ok := sources[key]
-				if strings.Contains(key, "/Secret/") {
+				if key.Kind == "Secret" {
 					var err error
 					if obj, err = a.secret(key); err != nil {
 						return nil, err
@@ -236,16 +242,15 @@ func (a *auditor) owner(p corev1.Pod) string {
 	return o
 }
 
-// sources reads the ConfigMaps of namespace ("" for all), keyed
-// "namespace/ConfigMap/name". Secrets are read one by one, only those a Pod
-// reads (secret).
-func (a *auditor) sources(namespace string) (map[string]any, error) {
-	out := map[string]any{}
+// sources reads the ConfigMaps of namespace ("" for all). Secrets are read
+// one by one, only those a Pod reads (secret).
+func (a *auditor) sources(namespace string) (map[objectKey]any, error) {
+	out := map[objectKey]any{}
 	err := a.each(namespace, func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		return a.client.CoreV1().ConfigMaps(namespace).List(ctx, o)
 	}, func(obj runtime.Object) error {
 		c := obj.(*corev1.ConfigMap)
-		out[c.Namespace+"/ConfigMap/"+c.Name] = corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		out[objectKey{c.Namespace, manifest.Ref{Kind: "ConfigMap", Name: c.Name}}] = corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 			ObjectMeta: metav1.ObjectMeta{Name: c.Name, Namespace: c.Namespace}, Data: c.Data}
 		return nil
 	})
@@ -255,17 +260,17 @@ func (a *auditor) sources(namespace string) (map[string]any, error) {
 	return out, nil
 }
 
-// secret reads a Secret a Pod reads (key "namespace/Secret/name"), once per
+// secret reads a Secret a Pod reads, once per
 // audit: a get of that Secret alone, so no other Secret of the cluster crosses
 // the wire and the audit needs get on Secrets, not list. It keeps the keys (for
 // missing-secret), only the values of NO_PROXY keys, which no-proxy-gap judges
 // (the others withheld: no URL with credentials stays in memory), and its
 // record, which stale-proxy-env judges; nil when there is no such Secret.
-func (a *auditor) secret(key string) (any, error) {
+func (a *auditor) secret(key objectKey) (any, error) {
 	if s, ok := a.secrets[key]; ok {
 		return s, nil
 	}
-	namespace, name, _ := strings.Cut(key, "/Secret/")
+	namespace, name := key.namespace, key.Name
 	s, err := a.client.CoreV1().Secrets(namespace).Get(a.ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		a.secrets[key] = nil
@@ -291,48 +296,27 @@ func (a *auditor) secret(key string) (any, error) {
 }
 
 // podReferences lists the Secrets and ConfigMaps a Pod's env reads, and the
-// ConfigMaps it mounts (where in-cluster-call-proxied finds calls in config
-// files), "Kind/name".
-func podReferences(p corev1.Pod) []string {
-	var refs []string
+// ConfigMaps its volumes project (where in-cluster-call-proxied finds calls in
+// config files; a Secret's values are never kept, so a mounted one is not read).
+func podReferences(p corev1.Pod) []manifest.Ref {
+	var refs []manifest.Ref
 	for _, v := range p.Spec.Volumes {
-		if v.ConfigMap != nil {
-			refs = append(refs, "ConfigMap/"+v.ConfigMap.Name)
-		}
-		if v.Projected != nil {
-			for _, src := range v.Projected.Sources {
-				if src.ConfigMap != nil {
-					refs = append(refs, "ConfigMap/"+src.ConfigMap.Name)
-				}
+		for _, src := range manifest.VolumeSources(v) {
+			if src.Kind == "ConfigMap" {
+				refs = append(refs, src.Ref)
 			}
 		}
 	}
-	visit := func(env []corev1.EnvVar, from []corev1.EnvFromSource) {
-		for _, e := range env {
-			if e.ValueFrom == nil {
-				continue
-			}
-			if r := e.ValueFrom.SecretKeyRef; r != nil {
-				refs = append(refs, "Secret/"+r.Name)
-			}
-			if r := e.ValueFrom.ConfigMapKeyRef; r != nil {
-				refs = append(refs, "ConfigMap/"+r.Name)
-			}
-		}
-		for _, f := range from {
-			if f.SecretRef != nil {
-				refs = append(refs, "Secret/"+f.SecretRef.Name)
-			}
-			if f.ConfigMapRef != nil {
-				refs = append(refs, "ConfigMap/"+f.ConfigMapRef.Name)
-			}
-		}
+	containers := append(append([]corev1.Container{}, p.Spec.InitContainers...), p.Spec.Containers...)
+	for _, e := range p.Spec.EphemeralContainers {
+		containers = append(containers, corev1.Container(e.EphemeralContainerCommon))
 	}
-	for _, c := range append(append([]corev1.Container{}, p.Spec.InitContainers...), p.Spec.Containers...) {
-		visit(c.Env, c.EnvFrom)
-	}
-	for _, c := range p.Spec.EphemeralContainers {
-		visit(c.Env, c.EnvFrom)
+	for _, c := range containers {
+		s := manifest.SourcesOf(c, nil)
+		for _, e := range s.EnvFrom {
+			refs = append(refs, e.Ref)
+		}
+		refs = append(refs, s.KeyRefs...)
 	}
 	return refs
 }

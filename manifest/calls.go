@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // Call is a host a container calls, as the manifests show it.
@@ -145,18 +143,11 @@ func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) 
 // readEnvFrom reads the keys of the envFrom sources, but the proxy's own
 // variables and keys whose names say they hold a secret.
 func (m *Manifests) readEnvFrom(r *bounded, ctr Container) {
-	for _, src := range ctr.EnvFrom {
-		kind, name := "ConfigMap", ""
-		switch {
-		case src.ConfigMapRef != nil:
-			name = src.ConfigMapRef.Name
-		case src.SecretRef != nil:
-			kind, name = "Secret", src.SecretRef.Name
-		}
-		data, _ := m.ObjectData(kind, name, ctr.Namespace)
+	for _, src := range ctr.Sources().EnvFrom {
+		data, _ := m.ObjectData(src.Kind, src.Name, ctr.Namespace)
 		for _, key := range slices.Sorted(maps.Keys(data)) {
 			if !slices.Contains(callVariables, src.Prefix+key) && !SecretName(key) {
-				r.read(kind+"/"+name+" key "+key+" (envFrom)", data[key], scanText)
+				r.read(src.String()+" key "+key+" (envFrom)", data[key], scanText)
 			}
 		}
 	}
@@ -222,18 +213,16 @@ func readArgs(r *bounded, ctr Container, resolved Env) {
 // readMounts reads the files of mounted ConfigMaps and Secrets, as mounted
 // (items, subPath), but keys whose names say they hold a secret.
 func (m *Manifests) readMounts(r *bounded, ctr Container) {
-	for _, mount := range ctr.VolumeMounts {
-		for _, src := range mountedSources(ctr.Volumes, mount.Name) {
-			data, _ := m.ObjectData(src.kind, src.name, ctr.Namespace)
-			for _, key := range slices.Sorted(maps.Keys(data)) {
-				if src.items != nil && !slices.Contains(src.items, key) {
-					continue
-				}
-				if mount.SubPath != "" && mount.SubPath != key && !slices.Contains(src.paths, mount.SubPath) || SecretName(key) {
-					continue
-				}
-				r.read(src.kind+"/"+src.name+" key "+key+", mounted at "+mount.MountPath, data[key], scanFile)
+	for _, src := range ctr.Sources().Mounts {
+		data, _ := m.ObjectData(src.Kind, src.Name, ctr.Namespace)
+		for _, key := range slices.Sorted(maps.Keys(data)) {
+			if src.Items != nil && !slices.Contains(src.Items, key) {
+				continue
 			}
+			if src.SubPath != "" && src.SubPath != key && !slices.Contains(src.Paths, src.SubPath) || SecretName(key) {
+				continue
+			}
+			r.read(src.String()+" key "+key+", mounted at "+src.MountPath, data[key], scanFile)
 		}
 	}
 }
@@ -289,55 +278,6 @@ func countHosts(fs []found) int {
 		hosts[f.host] = true
 	}
 	return len(hosts)
-}
-
-// source is a ConfigMap or Secret a volume projects, with the keys it picks.
-type source struct {
-	kind, name   string
-	items, paths []string // nil: every key
-}
-
-// mountedSources are the ConfigMaps and Secrets behind the named volume.
-func mountedSources(volumes []corev1.Volume, name string) []source {
-	var out []source
-	for _, v := range volumes {
-		if v.Name == name {
-			out = append(out, volumeSources(v)...)
-		}
-	}
-	return out
-}
-
-// volumeSources are the ConfigMaps and Secrets one volume projects, with the
-// keys it picks.
-func volumeSources(v corev1.Volume) []source {
-	pick := func(items []corev1.KeyToPath) (keys, paths []string) {
-		for _, it := range items {
-			keys, paths = append(keys, it.Key), append(paths, it.Path)
-		}
-		return keys, paths
-	}
-	var out []source
-	switch {
-	case v.ConfigMap != nil:
-		keys, paths := pick(v.ConfigMap.Items)
-		out = append(out, source{"ConfigMap", v.ConfigMap.Name, keys, paths})
-	case v.Secret != nil:
-		keys, paths := pick(v.Secret.Items)
-		out = append(out, source{"Secret", v.Secret.SecretName, keys, paths})
-	case v.Projected != nil:
-		for _, p := range v.Projected.Sources {
-			if p.ConfigMap != nil {
-				keys, paths := pick(p.ConfigMap.Items)
-				out = append(out, source{"ConfigMap", p.ConfigMap.Name, keys, paths})
-			}
-			if p.Secret != nil {
-				keys, paths := pick(p.Secret.Items)
-				out = append(out, source{"Secret", p.Secret.Name, keys, paths})
-			}
-		}
-	}
-	return out
 }
 
 // dedupeCalls keeps each host and port once, where first found, with the

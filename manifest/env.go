@@ -36,24 +36,16 @@ type Env struct {
 func (m *Manifests) ResolveEnv(ctr Container) Env {
 	c, ns := ctr.Container, ctr.Namespace
 	env := Env{Vars: map[string]Value{}}
-	for _, src := range c.EnvFrom {
-		kind, name, optional := "ConfigMap", "", false
-		if src.ConfigMapRef != nil {
-			name, optional = src.ConfigMapRef.Name, src.ConfigMapRef.Optional != nil && *src.ConfigMapRef.Optional
-		} else if src.SecretRef != nil {
-			kind, name, optional = "Secret", src.SecretRef.Name, src.SecretRef.Optional != nil && *src.SecretRef.Optional
-		} else {
-			continue
-		}
-		data, ok := m.objectData(kind, name, ns)
+	for _, src := range ctr.Sources().EnvFrom {
+		data, ok := m.objectData(src.Kind, src.Name, ns)
 		if !ok {
-			if !optional {
-				env.MissingSources = append(env.MissingSources, kind+"/"+name)
+			if !src.Optional {
+				env.MissingSources = append(env.MissingSources, src.String())
 			}
 			continue
 		}
 		for k, v := range data {
-			env.Vars[src.Prefix+k] = v.from(kind + "/" + name)
+			env.Vars[src.Prefix+k] = v.from(src.String())
 		}
 	}
 	total := 0

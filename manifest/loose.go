@@ -17,25 +17,13 @@ func (m *Manifests) LooseCalls() ([]Call, []string) {
 	read := map[string]bool{} // "Kind/namespace/name" some container reads
 	mark := func(kind, ns, name string) { read[kind+"/"+ns+"/"+name] = true }
 	for _, c := range m.Containers() {
-		for _, src := range c.EnvFrom {
-			if src.ConfigMapRef != nil {
-				mark("ConfigMap", c.Namespace, src.ConfigMapRef.Name)
-			}
-			if src.SecretRef != nil {
-				mark("Secret", c.Namespace, src.SecretRef.Name)
-			}
+		for _, ref := range c.Sources().Refs() {
+			mark(ref.Kind, c.Namespace, ref.Name)
 		}
-		for _, e := range c.Env {
-			if e.ValueFrom != nil && e.ValueFrom.ConfigMapKeyRef != nil {
-				mark("ConfigMap", c.Namespace, e.ValueFrom.ConfigMapKeyRef.Name)
-			}
-			if e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
-				mark("Secret", c.Namespace, e.ValueFrom.SecretKeyRef.Name)
-			}
-		}
+		// a volume no container mounts names its objects all the same
 		for _, v := range c.Volumes {
-			for _, src := range volumeSources(v) {
-				mark(src.kind, c.Namespace, src.name)
+			for _, src := range VolumeSources(v) {
+				mark(src.Kind, c.Namespace, src.Name)
 			}
 		}
 	}
