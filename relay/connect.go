@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -54,7 +55,7 @@ func (r *Relay) serveConnect(w http.ResponseWriter, req *http.Request) {
 		up.Close()
 		return
 	}
-	splice(client, buf.Reader, up, upr)
+	splice(client, buf.Reader, up, upr, r.idleTimeout)
 }
 
 // validTarget tells whether a CONNECT target is host:port with a DNS name or
@@ -107,11 +108,14 @@ func (r *Relay) tunnel(req *http.Request, route, target string) (net.Conn, io.Re
 	return conn, br, nil, nil
 }
 
-// splice copies both ways until both sides are done, passing on each half-close.
-func splice(client net.Conn, fromClient *bufio.Reader, up net.Conn, fromUp io.Reader) {
+// splice copies both ways until both sides are done, passing on each
+// half-close; a tunnel no byte crosses for idle is closed.
+func splice(client net.Conn, fromClient *bufio.Reader, up net.Conn, fromUp io.Reader, idle time.Duration) {
+	var last atomic.Int64 // unix nanoseconds of the last byte either way
+	last.Store(time.Now().UnixNano())
 	done := make(chan struct{}, 2)
 	copyHalf := func(dst net.Conn, src io.Reader) {
-		io.Copy(dst, src)
+		io.Copy(activity{dst, &last}, src)
 		if cw, ok := dst.(interface{ CloseWrite() error }); ok {
 			cw.CloseWrite()
 		} else {
@@ -121,8 +125,30 @@ func splice(client net.Conn, fromClient *bufio.Reader, up net.Conn, fromUp io.Re
 	}
 	go copyHalf(up, fromClient)
 	go copyHalf(client, fromUp)
-	<-done
-	<-done
+	tick := time.NewTicker(max(idle/4, time.Millisecond))
+	defer tick.Stop()
+	for ended := 0; ended < 2; {
+		select {
+		case <-done:
+			ended++
+		case now := <-tick.C:
+			if now.Sub(time.Unix(0, last.Load())) > idle {
+				client.Close()
+				up.Close() // both copies end, and report done
+			}
+		}
+	}
 	client.Close()
 	up.Close()
+}
+
+// activity is a writer that records when it last wrote.
+type activity struct {
+	w    io.Writer
+	last *atomic.Int64
+}
+
+func (a activity) Write(p []byte) (int, error) {
+	a.last.Store(time.Now().UnixNano())
+	return a.w.Write(p)
 }

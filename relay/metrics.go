@@ -13,6 +13,7 @@ const (
 	resultUpstreamAuth  = "upstream_auth"  // the upstream answered 407 to the relay's credentials
 	resultUpstreamError = "upstream_error" // the upstream or the destination could not be reached
 	resultCredentials   = "credentials"    // the relay's own credentials could not be read or used
+	resultBusy          = "busy"           // the relay served MaxConnections already
 )
 
 // metrics are what an operator graphs and alerts on: requests by route and

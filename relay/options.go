@@ -48,6 +48,12 @@ type Options struct {
 	NoUpstream []string
 	// DialTimeout bounds a connection to the upstream or a direct destination.
 	DialTimeout time.Duration
+	// IdleTimeout closes a tunnel no byte has crossed, either way, for that
+	// long: a client that walked away holds no connection (10 minutes when 0).
+	IdleTimeout time.Duration
+	// MaxConnections bounds the requests and tunnels served at once; past it a
+	// client gets 503 at once (1024 when 0).
+	MaxConnections int
 	// DialDirect opens connections to NoUpstream destinations; by default a
 	// dialer that refuses loopback and unspecified addresses, so no client
 	// reaches the relay's own host through it.

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,6 +41,8 @@ type Relay struct {
 	forward     *httputil.ReverseProxy
 	direct      *http.Transport // for NoUpstream destinations
 	pool        upstreamPool    // upstream connections kept between plain requests
+	idleTimeout time.Duration
+	slots       chan struct{} // one per request or tunnel being served
 	ready       readiness
 }
 
@@ -75,6 +78,11 @@ func New(o Options) (*Relay, error) {
 	if r.dialTimeout == 0 {
 		r.dialTimeout = 10 * time.Second
 	}
+	r.idleTimeout = cmp.Or(o.IdleTimeout, 10*time.Minute)
+	if o.MaxConnections < 0 {
+		return nil, fmt.Errorf("maxConnections: %d is negative", o.MaxConnections)
+	}
+	r.slots = make(chan struct{}, cmp.Or(o.MaxConnections, 1024))
 	if r.dialDirect == nil {
 		d := &net.Dialer{Timeout: r.dialTimeout, Control: refuseLocal}
 		r.dialDirect = d.DialContext
@@ -120,6 +128,14 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.metrics.requests.WithLabelValues(method, "", resultRefused).Inc()
 		r.log.Warn("refused a source the relay does not serve", "source", req.RemoteAddr)
 		http.Error(w, "proxykit-relay: this source is not served", http.StatusForbidden)
+		return
+	}
+	select {
+	case r.slots <- struct{}{}:
+		defer func() { <-r.slots }()
+	default:
+		r.metrics.requests.WithLabelValues(method, "", resultBusy).Inc()
+		http.Error(w, fmt.Sprintf("proxykit-relay: serving its limit of %d connections; try again", cap(r.slots)), http.StatusServiceUnavailable)
 		return
 	}
 	if method == "connect" {

@@ -1,9 +1,11 @@
 package relay
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -16,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
@@ -337,4 +340,40 @@ func FuzzValidTarget(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A tunnel no byte crosses for IdleTimeout is closed; MaxConnections bounds
+// what is served at once, the rest told 503 at once.
+func TestRelayBounds(t *testing.T) {
+	s := newSetup(t, SchemeNone, func(o *Options) { o.IdleTimeout = 200 * time.Millisecond; o.MaxConnections = 1 })
+	front := httptest.NewServer(s.relay)
+	defer front.Close()
+	target := strings.TrimPrefix(strings.TrimSuffix(s.tls, "/"), "https://")
+	conn, err := net.Dial("tcp", strings.TrimPrefix(front.URL, "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	// the one slot is the tunnel's: another client waits for nothing
+	code, body := s.call(t, http.MethodGet, s.plain, "")
+	assert.Equal(t, http.StatusServiceUnavailable, code, body)
+	assert.Contains(t, body, "limit of 1 connections")
+	assert.Equal(t, 1.0, testutil.ToFloat64(s.relay.metrics.requests.WithLabelValues("http", "", resultBusy)))
+
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	began := time.Now()
+	_, err = br.ReadByte()
+	assert.ErrorIs(t, err, io.EOF, "the idle tunnel was closed")
+	assert.Less(t, time.Since(began), 2*time.Second)
+
+	require.Eventually(t, func() bool {
+		code, _ := s.call(t, http.MethodGet, s.plain, "")
+		return code == http.StatusOK
+	}, 2*time.Second, 20*time.Millisecond, "the slot is free again")
+	_, err = New(Options{Upstream: "http://proxy:8080", MaxConnections: -1})
+	assert.ErrorContains(t, err, "maxConnections")
 }

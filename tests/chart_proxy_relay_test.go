@@ -68,6 +68,7 @@ func TestProxyRelayChartObjects(t *testing.T) {
 		"--credentials-dir=/etc/proxykit-relay/credentials",
 		"--allow=10.244.0.0/16,fd00:10:244::/56,192.168.10.0/24",
 		"--no-upstream=cluster.local,10.96.0.0/12,10.244.0.0/16,fd00:10:244::/56,192.168.10.0/24,.corp.example",
+		"--idle-timeout=10m", "--max-connections=1024",
 	}, c.Args)
 	assert.Empty(t, c.Env, "the relay reads no proxy variable: it is the proxy")
 	assert.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
@@ -175,6 +176,8 @@ func TestProxyRelayChartRefusesBadValues(t *testing.T) {
 		"allow not an address":   {"allow: [corp.example]\n", "allow[0]"},
 		"no replicas":            {"replicas: 0\n", "replicas"},
 		"same ports":             {"ports: {proxy: 9090, metrics: 9090}\n", "ports.proxy and ports.metrics"},
+		"idle timeout":           {"connections: {idleTimeout: \"10 minutes\"}\n", "connections.idleTimeout"},
+		"idle timeout as YAML":   {"connections: {idleTimeout: \"1m\\\"\\n- --evil\"}\n", "connections.idleTimeout"},
 		"no image":               {"image: {repository: \"\"}\n", "image.repository is required"},
 		"no networks":            {"cluster: {podCIDRs: [], nodeCIDRs: []}\n", "cluster.podCIDRs and cluster.nodeCIDRs"},
 		"control character":      {"credentials: {username: \"svc\\nrelay\"}\n", "credentials.username"},

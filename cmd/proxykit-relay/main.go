@@ -30,6 +30,8 @@ type options struct {
 	krb5Config, spn           string
 	allow, noUpstream         []string
 	dialTimeout, drainTimeout time.Duration
+	idleTimeout               time.Duration
+	maxConnections            int
 }
 
 func main() {
@@ -70,6 +72,8 @@ func commandFor(o *options) *cobra.Command {
 	f.StringSliceVar(&o.noUpstream, "no-upstream", nil, "destinations reached directly, in NO_PROXY's syntax")
 	f.DurationVar(&o.dialTimeout, "dial-timeout", 10*time.Second, "bound on a connection to the upstream or a direct destination")
 	f.DurationVar(&o.drainTimeout, "drain-timeout", 20*time.Second, "time given to requests in flight on SIGTERM")
+	f.DurationVar(&o.idleTimeout, "idle-timeout", 10*time.Minute, "a tunnel no byte crosses for this long is closed")
+	f.IntVar(&o.maxConnections, "max-connections", 1024, "requests and tunnels served at once; past it a client gets 503")
 	return cmd
 }
 
@@ -78,6 +82,7 @@ func (o *options) complete() (relay.Options, error) {
 	ro := relay.Options{
 		Upstream: o.upstream, Scheme: relay.Scheme(o.scheme), CredentialsDir: o.credentialsDir,
 		Krb5Config: o.krb5Config, SPN: o.spn, NoUpstream: o.noUpstream, DialTimeout: o.dialTimeout,
+		IdleTimeout: o.idleTimeout, MaxConnections: o.maxConnections,
 		Logger: slog.New(slog.NewJSONHandler(os.Stderr, nil)),
 	}
 	for _, a := range o.allow {

@@ -3,6 +3,7 @@ package main
 import (
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,12 +15,14 @@ func TestComplete(t *testing.T) {
 	o := &options{}
 	cmd := commandFor(o)
 	require.NoError(t, cmd.Flags().Parse([]string{"--upstream", "http://proxy.corp:8080", "--scheme", "ntlm",
-		"--credentials-dir", "/etc/relay", "--allow", "10.244.0.0/16,192.168.1.7", "--allow", "fd00:10:244::/56", "--no-upstream", ".corp,10.0.0.0/8"}))
+		"--credentials-dir", "/etc/relay", "--allow", "10.244.0.0/16,192.168.1.7", "--allow", "fd00:10:244::/56", "--no-upstream", ".corp,10.0.0.0/8", "--idle-timeout", "90s", "--max-connections", "50"}))
 	ro, err := o.complete()
 	require.NoError(t, err)
 	assert.Equal(t, []netip.Prefix{netip.MustParsePrefix("10.244.0.0/16"), netip.MustParsePrefix("192.168.1.7/32"), netip.MustParsePrefix("fd00:10:244::/56")}, ro.Allow)
 	assert.Equal(t, []string{".corp", "10.0.0.0/8"}, ro.NoUpstream)
 	assert.EqualValues(t, "ntlm", ro.Scheme)
+	assert.Equal(t, 90*time.Second, ro.IdleTimeout)
+	assert.Equal(t, 50, ro.MaxConnections)
 
 	o.allow = []string{"10.0.0.0/33"}
 	_, err = o.complete()

@@ -104,6 +104,13 @@ the credentials Secret}. Every failure names its key; none shows a credential.
 {{- range $key := list "proxy" "metrics" -}}
   {{- include "proxykit.validate.port" (dict "value" (toString (index $v.ports $key)) "key" (printf "ports.%s" $key)) -}}
 {{- end -}}
+{{- if not (regexMatch "^([0-9]+(\\.[0-9]+)?(ns|us|ms|s|m|h))+$" (toString $v.connections.idleTimeout)) -}}
+  {{- fail (printf "proxy-relay: connections.idleTimeout: %q is not a duration such as 90s, 10m or 1h" (toString $v.connections.idleTimeout)) -}}
+{{- end -}}
+{{- $max := $v.connections.max -}}
+{{- if not (or (and (kindIs "float64" $max) (eq (floor $max) $max) (ge $max 1.0)) (and (kindIs "int" $max) (ge $max 1))) -}}
+  {{- fail (printf "proxy-relay: connections.max: %v is not a whole number of 1 or more" $max) -}}
+{{- end -}}
 {{- if eq (int $v.ports.proxy) (int $v.ports.metrics) -}}
   {{- fail "proxy-relay: ports.proxy and ports.metrics are the same port" -}}
 {{- end -}}
