@@ -49,6 +49,7 @@ unit:
 vet:
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./tests/...
+	cd tests/distros && $(GO) vet ./...
 
 ## tools: build the test binaries from pinned Go modules (Kyverno takes minutes the first time)
 tools: $(HELM) $(HELM4) $(KYVERNO) $(KYVERNO_CONTROLLERS) $(APISERVER) $(KUBELET) $(CONTROLLER_MANAGER) $(AGGREGATION) $(ETCD) $(HELM_DOCS) $(OCI_REGISTRY) $(TRUST_MANAGER) $(KUBECTL) $(RELAY) $(CRDS) $(CHARTS)
@@ -205,8 +206,9 @@ publish: package
 ## the race detector, then in one run the render tests of the library, the charts and the examples (tests/: in
 ## process through proxytest, no binary), the integration suites (tests/integration, behind the
 ## integration build tag so that a plain `go test ./...` needs no binary: Kyverno, real NO_PROXY
-## clients, live control planes, the helm CLIs, the registry) and the example consumer chart's
-## own test module; it ends with the ten slowest tests (hack/testtimes)
+## clients, live control planes, the helm CLIs, the registry), the example consumer chart's
+## own test module and the distributions' (tests/distros: each distribution's own parser);
+## it ends with the ten slowest tests (hack/testtimes)
 test: tools yamllint node-modules $(TESTTIMES)
 	@# a library archive vendored by an earlier run may be stale: the packages' examples would render it
 	rm -f charts/*/charts/proxykit-*.tgz examples/*/charts/proxykit-*.tgz tests/testdata/*/charts/proxykit-*.tgz
@@ -215,6 +217,7 @@ test: tools yamllint node-modules $(TESTTIMES)
 	@# the render tests and the integration suites in one run: go test overlaps the two packages
 	$(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -count=1 -tags integration -parallel 4 -timeout $(TEST_TIMEOUT) ./tests/ ./tests/integration/
 	cd examples/consumer-app && $(GO) test -count=1 ./...
+	cd tests/distros && $(GO) test -count=1 ./...
 	@$(TESTTIMES) -report $(BIN)/test-times.json
 
 # testtimes runs go test -json, prints it as go test prints, and reports the slowest tests

@@ -278,3 +278,22 @@ func TestClusterProxyComponentValues(t *testing.T) {
 		assert.Contains(t, string(proxytest.Get[corev1.Secret](t, r, "mgmt-kapp-controller-proxy-values").Data["values"]), "httpProxy: "+fixture.CredHTTP)
 	})
 }
+
+// The Talos patch: machine.env with the library's URLs and NO_PROXY, in a
+// Secret (the URLs carry credentials); off by default; with proxy.existingSecret
+// alone there is no URL to carry, and the render says so. Talos's own machinery
+// reads the patch in tests/distros.
+func TestClusterProxyTalosPatch(t *testing.T) {
+	r := fixture.Render(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "wc1", "talos": map[string]any{"enabled": true}}))
+	patch := string(proxytest.Get[corev1.Secret](t, r, "wc1-talos-proxy").Data["patch"])
+	assert.Contains(t, patch, "machine:\n  env:\n    http_proxy: "+fixture.CredHTTP+"\n")
+	assert.Contains(t, patch, "    https_proxy: "+fixture.CredHTTPS+"\n")
+	assert.Contains(t, patch, "    no_proxy: localhost,127.0.0.1,")
+	assert.NotContains(t, patch, "TrustedRootsConfig", "no CA, no document")
+
+	off := fixture.Render(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"}))
+	assert.False(t, fixture.Has(off, "Secret", "wc1-talos-proxy"), "off unless talos.enabled")
+
+	err := fixture.RenderError(t, fixture.ClusterProxy, "clusterName: wc1\ntalos: {enabled: true}\nproxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n")
+	assert.Contains(t, err, "talos.enabled")
+}
