@@ -297,3 +297,22 @@ func TestClusterProxyTalosPatch(t *testing.T) {
 	err := fixture.RenderError(t, fixture.ClusterProxy, "clusterName: wc1\ntalos: {enabled: true}\nproxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n")
 	assert.Contains(t, err, "talos.enabled")
 }
+
+// The Flatcar Butane config: the same drop-ins as Cluster API's, for
+// containerd and the kubelet, in a Secret; off by default; nothing to carry
+// with proxy.existingSecret alone. Butane, Ignition and systemd read it in
+// tests/distros.
+func TestClusterProxyFlatcarButane(t *testing.T) {
+	values := fixture.CredentialValues(t, map[string]any{"clusterName": "wc1", "flatcar": map[string]any{"enabled": true}})
+	r := fixture.Render(t, fixture.ClusterProxy, values)
+	butane := string(proxytest.Get[corev1.Secret](t, r, "wc1-flatcar-proxy").Data["butane"])
+	dropIn := string(proxytest.Get[corev1.Secret](t, r, "wc1-systemd-proxy").Data["containerdProxy"])
+	assert.Contains(t, butane, "variant: flatcar\n")
+	assert.Equal(t, 2, strings.Count(butane, "name: http-proxy.conf"), "containerd's and the kubelet's")
+	assert.Contains(t, butane, strings.ReplaceAll(strings.TrimSpace(dropIn), "\n", "\n        "), "the Cluster API drop-in, as it is")
+
+	off := fixture.Render(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"}))
+	assert.False(t, fixture.Has(off, "Secret", "wc1-flatcar-proxy"))
+	err := fixture.RenderError(t, fixture.ClusterProxy, "clusterName: wc1\nflatcar: {enabled: true}\nproxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n")
+	assert.Contains(t, err, "flatcar.enabled")
+}

@@ -47,11 +47,12 @@ func TestEachTemplateRendersItsObjects(t *testing.T) {
 		},
 		{
 			chart:  fixture.ClusterProxy,
-			values: fixture.CredentialValues(t, map[string]any{"clusterName": "mgmt", "talos": map[string]any{"enabled": true}}),
+			values: fixture.CredentialValues(t, map[string]any{"clusterName": "mgmt", "talos": map[string]any{"enabled": true}, "flatcar": map[string]any{"enabled": true}}),
 			want: map[string][]string{
 				"templates/cluster-values-secret.yaml": {"Secret/mgmt-cluster-values@" + fixture.Namespace},
 				"templates/systemd-proxy-secret.yaml":  {"Secret/mgmt-systemd-proxy@" + fixture.Namespace},
 				"templates/talos-patch-secret.yaml":    {"Secret/mgmt-talos-proxy@" + fixture.Namespace},
+				"templates/flatcar-butane-secret.yaml": {"Secret/mgmt-flatcar-proxy@" + fixture.Namespace},
 				"templates/proxy-env.yaml":             {"Secret/proxy-env@" + fixture.Namespace},
 				"templates/proxy-secret.yaml":          {"Secret/" + secret + "@kube-system", "Secret/" + secret + "@" + fixture.Namespace},
 			},

@@ -1,0 +1,117 @@
+package distros
+
+import (
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/coreos/butane/config"
+	"github.com/coreos/butane/config/common"
+	ignition "github.com/coreos/ignition/v2/config/v3_4"
+	"golang.org/x/net/http/httpproxy"
+)
+
+// The Butane config cluster-proxy renders for Flatcar is translated by
+// Butane itself (strict: a warning fails it) into Ignition, which Ignition's
+// own parser reads; each drop-in it writes is then read by systemd
+// (systemd-analyze verify), as the node would: the URL byte for byte, a
+// NO_PROXY Go's matcher (containerd, the kubelet) decides right, the CA file.
+func TestFlatcarButane(t *testing.T) {
+	const proxyURL = "http://svc-user:Pa%40ss%25w0rd@proxy.corp.example:3128"
+	ca := newCA(t)
+	values := `clusterName: wc1
+flatcar: {enabled: true}
+proxy:
+  http: "` + proxyURL + `"
+  https: "` + proxyURL + `"
+  noProxy: [registry.corp.example:5000]
+  trustedCA: |
+` + indent(ca, "    ") + `cluster:
+  podCIDRs: [10.244.0.0/16]
+  serviceCIDRs: [10.96.0.0/12]
+  apiServer: 10.0.0.10
+`
+	butane := renderSecrets(t, values)["wc1-flatcar-proxy"]["butane"]
+	if butane == nil {
+		t.Fatalf("no Secret wc1-flatcar-proxy with key butane")
+	}
+	raw, report, err := config.TranslateBytes(butane, common.TranslateBytesOptions{})
+	if err != nil || len(report.Entries) > 0 {
+		t.Fatalf("Butane does not translate it cleanly: %v %s\n%s", err, report.String(), butane)
+	}
+	ign, report, err := ignition.Parse(raw)
+	if err != nil || len(report.Entries) > 0 {
+		t.Fatalf("Ignition does not parse it: %v %s", err, report.String())
+	}
+	units := map[string]string{}
+	for _, u := range ign.Systemd.Units {
+		for _, d := range u.Dropins {
+			if d.Name == "http-proxy.conf" && d.Contents != nil {
+				units[u.Name] = *d.Contents
+			}
+		}
+	}
+	for _, unit := range []string{"containerd.service", "kubelet.service"} {
+		env := systemdEnvironment(t, units[unit])
+		if env["HTTP_PROXY"] != proxyURL || env["https_proxy"] != proxyURL {
+			t.Errorf("%s: systemd gives %q and %q, want the URL byte for byte", unit, env["HTTP_PROXY"], env["https_proxy"])
+		}
+		if u, err := url.Parse(env["HTTPS_PROXY"]); err != nil {
+			t.Errorf("%s: %v", unit, err)
+		} else if pw, _ := u.User.Password(); pw != "Pa@ss%w0rd" {
+			t.Errorf("%s: password read back as %q", unit, pw)
+		}
+		decide := (&httpproxy.Config{HTTPProxy: env["HTTP_PROXY"], HTTPSProxy: env["HTTPS_PROXY"], NoProxy: env["NO_PROXY"]}).ProxyFunc()
+		for target, direct := range map[string]bool{
+			"https://10.0.0.10:6443": true, "https://10.96.0.1": true, "http://10.244.3.7:8080": true,
+			"https://registry.corp.example:5000/v2/": true, "https://registry.k8s.io/v2/": false,
+		} {
+			u, _ := url.Parse(target)
+			if proxy, err := decide(u); err != nil || (proxy == nil) != direct {
+				t.Errorf("%s: %s proxied %v, want direct %v", unit, target, proxy != nil, direct)
+			}
+		}
+	}
+	var caFile string
+	for _, f := range ign.Storage.Files {
+		if f.Path == "/etc/ssl/certs/proxykit-ca.pem" && f.Contents.Source != nil {
+			caFile = *f.Contents.Source
+		}
+	}
+	if !strings.Contains(caFile, "data:") {
+		t.Errorf("no CA file in /etc/ssl/certs: %q", caFile)
+	}
+}
+
+// systemdEnvironment is the environment systemd gives a unit with dropIn, as
+// systemd-analyze verify loads it.
+func systemdEnvironment(t *testing.T, dropIn string) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(dir, "proxied.service"), []byte("[Unit]\nDescription=proxied\n[Service]\nExecStart=/bin/true\n"), 0o644))
+	must(os.MkdirAll(filepath.Join(dir, "proxied.service.d"), 0o755))
+	must(os.WriteFile(filepath.Join(dir, "proxied.service.d", "http-proxy.conf"), []byte(dropIn), 0o644))
+	cmd := exec.Command("systemd-analyze", "verify", "--man=no", "./proxied.service")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SYSTEMD_LOG_LEVEL=debug")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("systemd-analyze verify: %v (`make debian-packages` installs systemd)", err)
+	}
+	env := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if kv, ok := strings.CutPrefix(strings.TrimSpace(line), "Environment: "); ok {
+			name, value, _ := strings.Cut(kv, "=")
+			env[name] = value
+		}
+	}
+	return env
+}
