@@ -316,3 +316,21 @@ func TestClusterProxyFlatcarButane(t *testing.T) {
 	err := fixture.RenderError(t, fixture.ClusterProxy, "clusterName: wc1\nflatcar: {enabled: true}\nproxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n")
 	assert.Contains(t, err, "flatcar.enabled")
 }
+
+// Bottlerocket's settings: https-proxy, the no-proxy list and the CA, in a
+// ConfigMap; a URL with credentials is refused, naming why and never the URL
+// (user data is readable from the instance metadata service). The TOML is
+// decoded strictly in tests/distros.
+func TestClusterProxyBottlerocketSettings(t *testing.T) {
+	values := "clusterName: wc1\nbottlerocket: {enabled: true}\n" + fixture.PlainProxy
+	r := fixture.Render(t, fixture.ClusterProxy, values)
+	assert.Equal(t, []string{"ConfigMap/wc1-bottlerocket-proxy@" + fixture.Namespace}, objectsBySource(r)["templates/bottlerocket-settings-configmap.yaml"])
+	settings := proxytest.Get[corev1.ConfigMap](t, r, "wc1-bottlerocket-proxy").Data["settings.toml"]
+	assert.Contains(t, settings, "[settings.network]\nhttps-proxy = \"http://proxy.corp:3129\"\nno-proxy = [\"localhost\",")
+	assert.NotContains(t, settings, "settings.pki", "no CA, no pki")
+
+	err := fixture.RenderError(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "wc1", "bottlerocket": map[string]any{"enabled": true}}))
+	assert.Contains(t, err, "bottlerocket.enabled")
+	assert.Contains(t, err, "proxy.relay")
+	assert.NotContains(t, err, fixture.LeakMarker)
+}

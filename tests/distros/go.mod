@@ -3,6 +3,7 @@ module github.com/proxykit/proxykit/tests/distros
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/coreos/butane v0.24.0
 	github.com/coreos/ignition/v2 v2.21.0
 	github.com/siderolabs/talos/pkg/machinery v1.11.5

@@ -25,7 +25,7 @@ import (
 var root, _ = filepath.Abs(filepath.Join("..", ".."))
 
 // renderSecrets renders cluster-proxy with values through bin/helm, as a user
-// would, and returns its Secrets' data by name.
+// would, and returns its Secrets' and ConfigMaps' data by name.
 func renderSecrets(t *testing.T, values string) map[string]map[string][]byte {
 	t.Helper()
 	helm := filepath.Join(root, "bin", "helm")
@@ -57,11 +57,15 @@ func renderSecrets(t *testing.T, values string) map[string]map[string][]byte {
 		} else if err != nil {
 			t.Fatal(err)
 		}
-		if doc.Kind != "Secret" {
+		if doc.Kind != "Secret" && doc.Kind != "ConfigMap" {
 			continue
 		}
 		data := map[string][]byte{}
 		for k, v := range doc.Data {
+			if doc.Kind == "ConfigMap" {
+				data[k] = []byte(v)
+				continue
+			}
 			raw, err := base64.StdEncoding.DecodeString(v)
 			if err != nil {
 				t.Fatal(err)
