@@ -184,9 +184,9 @@ func refuseLocal(network, address string, _ syscall.RawConn) error {
 
 var errLocalDestination = errors.New("a loopback or unspecified destination is never relayed")
 
-// result is the outcome label of err.
+// result is the outcome label of err: any failure not named here is the
+// upstream's or the destination's.
 func result(err error) string {
-	var ue upstreamError
 	var ce errCredentials
 	switch {
 	case err == nil:
@@ -197,8 +197,6 @@ func result(err error) string {
 		return resultRefused
 	case errors.As(err, &ce):
 		return resultCredentials
-	case errors.As(err, &ue):
-		return resultUpstreamError
 	}
 	return resultUpstreamError
 }

@@ -2,12 +2,10 @@ package distros
 
 import (
 	"encoding/base64"
-	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
-	"golang.org/x/net/http/httpproxy"
 )
 
 // bottlerocketSettings are the settings Bottlerocket documents for a proxy
@@ -36,17 +34,7 @@ type bottlerocketSettings struct {
 func TestBottlerocketSettings(t *testing.T) {
 	const proxyURL = "http://proxy.corp.example:3128"
 	ca := newCA(t)
-	values := `clusterName: wc1
-bottlerocket: {enabled: true}
-proxy:
-  https: "` + proxyURL + `"
-  noProxy: [registry.corp.example:5000]
-  trustedCA: |
-` + indent(ca, "    ") + `cluster:
-  podCIDRs: [10.244.0.0/16]
-  serviceCIDRs: [10.96.0.0/12]
-  apiServer: 10.0.0.10
-`
+	values := nodeValues("bottlerocket", proxyURL, ca, true)
 	raw := renderSecrets(t, values)["wc1-bottlerocket-proxy"]["settings.toml"]
 	var s bottlerocketSettings
 	md, err := toml.Decode(string(raw), &s)
@@ -60,17 +48,7 @@ proxy:
 	if n.HTTPSProxy != proxyURL {
 		t.Errorf("https-proxy %q", n.HTTPSProxy)
 	}
-	decide := (&httpproxy.Config{HTTPProxy: n.HTTPSProxy, HTTPSProxy: n.HTTPSProxy, NoProxy: strings.Join(n.NoProxy, ",")}).ProxyFunc()
-	for target, direct := range map[string]bool{
-		"https://10.0.0.10:6443": true, "https://10.96.0.1": true, "http://10.244.3.7:8080": true,
-		"https://registry.corp.example:5000/v2/": true, "http://169.254.169.254/latest/meta-data": true,
-		"https://registry.k8s.io/v2/": false,
-	} {
-		u, _ := url.Parse(target)
-		if proxy, err := decide(u); err != nil || (proxy == nil) != direct {
-			t.Errorf("%s proxied %v, want direct %v", target, proxy != nil, direct)
-		}
-	}
+	judgeNoProxy(t, "settings.network", n.HTTPSProxy, n.HTTPSProxy, strings.Join(n.NoProxy, ","))
 	pki, ok := s.Settings.PKI["proxykit-ca"]
 	if !ok || !pki.Trusted {
 		t.Fatalf("no trusted settings.pki.proxykit-ca: %+v", s.Settings.PKI)

@@ -11,7 +11,6 @@ import (
 	"github.com/coreos/butane/config"
 	"github.com/coreos/butane/config/common"
 	ignition "github.com/coreos/ignition/v2/config/v3_4"
-	"golang.org/x/net/http/httpproxy"
 )
 
 // The Butane config cluster-proxy renders for Flatcar is translated by
@@ -22,18 +21,7 @@ import (
 func TestFlatcarButane(t *testing.T) {
 	const proxyURL = "http://svc-user:Pa%40ss%25w0rd@proxy.corp.example:3128"
 	ca := newCA(t)
-	values := `clusterName: wc1
-flatcar: {enabled: true}
-proxy:
-  http: "` + proxyURL + `"
-  https: "` + proxyURL + `"
-  noProxy: [registry.corp.example:5000]
-  trustedCA: |
-` + indent(ca, "    ") + `cluster:
-  podCIDRs: [10.244.0.0/16]
-  serviceCIDRs: [10.96.0.0/12]
-  apiServer: 10.0.0.10
-`
+	values := nodeValues("flatcar", proxyURL, ca, false)
 	butane := renderSecrets(t, values)["wc1-flatcar-proxy"]["butane"]
 	if butane == nil {
 		t.Fatalf("no Secret wc1-flatcar-proxy with key butane")
@@ -64,16 +52,7 @@ proxy:
 		} else if pw, _ := u.User.Password(); pw != "Pa@ss%w0rd" {
 			t.Errorf("%s: password read back as %q", unit, pw)
 		}
-		decide := (&httpproxy.Config{HTTPProxy: env["HTTP_PROXY"], HTTPSProxy: env["HTTPS_PROXY"], NoProxy: env["NO_PROXY"]}).ProxyFunc()
-		for target, direct := range map[string]bool{
-			"https://10.0.0.10:6443": true, "https://10.96.0.1": true, "http://10.244.3.7:8080": true,
-			"https://registry.corp.example:5000/v2/": true, "https://registry.k8s.io/v2/": false,
-		} {
-			u, _ := url.Parse(target)
-			if proxy, err := decide(u); err != nil || (proxy == nil) != direct {
-				t.Errorf("%s: %s proxied %v, want direct %v", unit, target, proxy != nil, direct)
-			}
-		}
+		judgeNoProxy(t, unit, env["HTTP_PROXY"], env["HTTPS_PROXY"], env["NO_PROXY"])
 	}
 	var caFile string
 	for _, f := range ign.Storage.Files {

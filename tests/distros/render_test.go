@@ -12,12 +12,15 @@ import (
 	"errors"
 	"io"
 	"math/big"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"golang.org/x/net/http/httpproxy"
 	"gopkg.in/yaml.v3"
 )
 
@@ -92,4 +95,51 @@ func newCA(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+}
+
+// nodeValues are cluster-proxy's values for one distribution (flag, such as
+// "talos", turned on): the proxy URL for https (and http unless httpsOnly), a
+// registry with its port in NO_PROXY, the CA, and the cluster's networks.
+func nodeValues(flag, proxyURL, ca string, httpsOnly bool) string {
+	proxy := "  https: \"" + proxyURL + "\"\n"
+	if !httpsOnly {
+		proxy = "  http: \"" + proxyURL + "\"\n" + proxy
+	}
+	return "clusterName: wc1\n" + flag + ": {enabled: true}\nproxy:\n" + proxy +
+		"  noProxy: [registry.corp.example:5000]\n  trustedCA: |\n" + indent(ca, "    ") +
+		"cluster:\n  podCIDRs: [10.244.0.0/16]\n  serviceCIDRs: [10.96.0.0/12]\n  apiServer: 10.0.0.10\n"
+}
+
+// judgeNoProxy holds a node's proxy settings to what its Go components
+// (containerd, the kubelet, Talos's services) must decide: the API server, the
+// Service and Pod networks, the registry on its port and the metadata service
+// direct; the outside, and the registry on another port, through the proxy.
+func judgeNoProxy(t *testing.T, label, httpURL, httpsURL, noProxy string) {
+	t.Helper()
+	decide := (&httpproxy.Config{HTTPProxy: httpURL, HTTPSProxy: httpsURL, NoProxy: noProxy}).ProxyFunc()
+	for target, direct := range map[string]bool{
+		"https://10.0.0.10:6443":                  true, // the API server
+		"https://10.96.0.1":                       true, // the kubernetes Service
+		"https://kubernetes.default.svc":          true,
+		"http://10.244.3.7:8080":                  true, // a Pod
+		"https://registry.corp.example:5000/v2/":  true, // the registry, with its port
+		"http://169.254.169.254/latest/meta-data": true,
+		"https://registry.k8s.io/v2/":             false, // the outside
+		"https://registry.corp.example/v2/":       false, // another port: the entry names 5000
+	} {
+		u, _ := url.Parse(target)
+		if proxy, err := decide(u); err != nil || (proxy == nil) != direct {
+			t.Errorf("%s: %s proxied %v, want direct %v", label, target, proxy != nil, direct)
+		}
+	}
+}
+
+func indent(s, prefix string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if line != "" {
+			b.WriteString(prefix + line)
+		}
+	}
+	return b.String()
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/config/generate"
 	"github.com/siderolabs/talos/pkg/machinery/config/machine"
 	"github.com/siderolabs/talos/pkg/machinery/config/validation"
-	"golang.org/x/net/http/httpproxy"
 )
 
 // metal is the runtime mode a Talos machine on hardware validates in.
@@ -28,18 +27,7 @@ func (metal) InContainer() bool     { return false }
 func TestTalosPatch(t *testing.T) {
 	const proxyURL = "http://svc-user:Pa%40ss%25w0rd@proxy.corp.example:3128"
 	ca := newCA(t)
-	values := `clusterName: wc1
-talos: {enabled: true}
-proxy:
-  http: "` + proxyURL + `"
-  https: "` + proxyURL + `"
-  noProxy: [registry.corp.example:5000]
-  trustedCA: |
-` + indent(ca, "    ") + `cluster:
-  podCIDRs: [10.244.0.0/16]
-  serviceCIDRs: [10.96.0.0/12]
-  apiServer: 10.0.0.10
-`
+	values := nodeValues("talos", proxyURL, ca, false)
 	patch := renderSecrets(t, values)["wc1-talos-proxy"]["patch"]
 	if patch == nil {
 		t.Fatalf("no Secret wc1-talos-proxy with key patch")
@@ -77,35 +65,10 @@ proxy:
 	} else if pw, _ := u.User.Password(); pw != "Pa@ss%w0rd" {
 		t.Errorf("password read back as %q", pw)
 	}
-	decide := (&httpproxy.Config{HTTPProxy: env["http_proxy"], HTTPSProxy: env["https_proxy"], NoProxy: env["no_proxy"]}).ProxyFunc()
-	for target, direct := range map[string]bool{
-		"https://10.0.0.10:6443":                 true, // the API server
-		"https://10.96.0.1":                      true, // the kubernetes Service
-		"http://10.244.3.7:8080":                 true, // a Pod
-		"https://registry.corp.example:5000/v2/": true, // the registry, with its port
-		"https://kubernetes.default.svc":         true,
-		"https://registry.k8s.io/v2/":            false, // the outside
-		"https://registry.corp.example/v2/":      false, // another port: the entry names 5000
-	} {
-		u, _ := url.Parse(target)
-		proxy, err := decide(u)
-		if err != nil || (proxy == nil) != direct {
-			t.Errorf("%s: proxied %v, want direct %v", target, proxy != nil, direct)
-		}
-	}
+	judgeNoProxy(t, "machine.env", env["http_proxy"], env["https_proxy"], env["no_proxy"])
 	roots := cfg.TrustedRoots().ExtraTrustedRootCertificates()
 	// Talos writes each document's certificates under its name
 	if len(roots) != 1 || !strings.Contains(roots[0], strings.TrimSpace(ca)) || !strings.Contains(roots[0], "proxykit-ca") {
 		t.Errorf("trusted roots: %q, want the CA as document proxykit-ca", roots)
 	}
-}
-
-func indent(s, prefix string) string {
-	var b strings.Builder
-	for _, line := range strings.SplitAfter(s, "\n") {
-		if line != "" {
-			b.WriteString(prefix + line)
-		}
-	}
-	return b.String()
 }
