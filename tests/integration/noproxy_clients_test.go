@@ -231,6 +231,18 @@ func nodeRuntimes(t *testing.T) (binaries map[noproxy.Client]string, script stri
 	return binaries, filepath.Join(dir, "client.js")
 }
 
+// newestNode is the node binary of the newest LTS line nodeRuntimes has.
+func newestNode(t *testing.T) string {
+	binaries, _ := nodeRuntimes(t)
+	var newest string
+	for _, b := range binaries {
+		if newest == "" || b > newest {
+			newest = b
+		}
+	}
+	return newest
+}
+
 // batchResults reads the outcomes a namespace script printed ("direct",
 // "proxy" or "error", one line per request) by batch, each batch after its
 // "=== N" line.

@@ -156,13 +156,7 @@ upstream: {url: "http://%s:%d", scheme: %s, spn: %s}
 // libraries it loads.
 func clientImage(t *testing.T, node *kubeletNode) string {
 	t.Helper()
-	binaries, _ := nodeRuntimes(t)
-	var nodeBin string
-	for _, b := range binaries {
-		if nodeBin == "" || b > nodeBin {
-			nodeBin = b
-		}
-	}
+	nodeBin := newestNode(t)
 	busybox, err := exec.LookPath("busybox")
 	require.NoError(t, err)
 	curl, err := exec.LookPath("curl")

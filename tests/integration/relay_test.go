@@ -73,13 +73,7 @@ func TestRelayAuthenticatesToUpstreams(t *testing.T) {
 	relayBin := filepathBin("proxykit-relay")
 	_, err := os.Stat(relayBin)
 	require.NoError(t, err, "`make tools` builds bin/proxykit-relay")
-	binaries, _ := nodeRuntimes(t)
-	var nodeBin string
-	for _, b := range binaries {
-		if nodeBin == "" || b > nodeBin {
-			nodeBin = b
-		}
-	}
+	nodeBin := newestNode(t)
 	self, err := os.Executable()
 	require.NoError(t, err)
 	u := newRelayUpstreams(t, relayCorpAddr, relayKDCAddr, 3128, relayTicketLife)
