@@ -1,55 +1,62 @@
 package inject
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/proxykit/proxykit/manifest"
 )
 
-// The merger's cases, one row each: a container's env in, its env and the
-// number of notes out, for the proxy's two variables HTTP_PROXY and NO_PROXY.
-func TestMergerCases(t *testing.T) {
-	inj := &injection{enabled: true, names: []string{"HTTP_PROXY", "NO_PROXY", "http_proxy", "no_proxy"}, env: []map[string]any{
-		{"name": "HTTP_PROXY", "value": "http://proxy:3128"}, {"name": "NO_PROXY", "value": ".svc,10.96.0.0/12"},
-		{"name": "http_proxy", "value": "http://proxy:3128"}, {"name": "no_proxy", "value": ".svc,10.96.0.0/12"},
-	}}
-	env := func(kv ...string) []any {
-		var out []any
-		for i := 0; i < len(kv); i += 2 {
-			out = append(out, map[string]any{"name": kv[i], "value": kv[i+1]})
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		name            string
-		own             []any
-		override, merge bool
-		want            []any
-		notes           int
-	}{
-		{"nothing of its own: the proxy's", nil, false, false,
-			env("HTTP_PROXY", "http://proxy:3128", "NO_PROXY", ".svc,10.96.0.0/12", "http_proxy", "http://proxy:3128", "no_proxy", ".svc,10.96.0.0/12"), 0},
-		{"an own URL is kept, its twin follows it", env("HTTP_PROXY", "http://own:8080"), false, false,
-			env("HTTP_PROXY", "http://own:8080", "NO_PROXY", ".svc,10.96.0.0/12", "http_proxy", "http://own:8080", "no_proxy", ".svc,10.96.0.0/12"), 0},
-		{"override replaces an own URL", env("HTTP_PROXY", "http://own:8080"), true, false,
-			env("HTTP_PROXY", "http://proxy:3128", "NO_PROXY", ".svc,10.96.0.0/12", "http_proxy", "http://proxy:3128", "no_proxy", ".svc,10.96.0.0/12"), 1},
-		{"an own NO_PROXY kept, noted once for both cases", env("NO_PROXY", ".corp"), false, false,
-			env("NO_PROXY", ".corp", "HTTP_PROXY", "http://proxy:3128", "http_proxy", "http://proxy:3128", "no_proxy", ".corp"), 1},
-		{"merge: the cluster's entries and the own, the twin too", env("NO_PROXY", ".corp,*"), false, true,
-			env("NO_PROXY", ".svc,10.96.0.0/12,.corp", "HTTP_PROXY", "http://proxy:3128", "http_proxy", "http://proxy:3128", "no_proxy", ".svc,10.96.0.0/12,.corp"), 1},
-		{"an own valueFrom is kept as it is", []any{map[string]any{"name": "HTTP_PROXY", "valueFrom": map[string]any{"fieldRef": map[string]any{"fieldPath": "metadata.name"}}}}, true, true,
-			append([]any{map[string]any{"name": "HTTP_PROXY", "valueFrom": map[string]any{"fieldRef": map[string]any{"fieldPath": "metadata.name"}}}},
-				env("NO_PROXY", ".svc,10.96.0.0/12", "http_proxy", "http://proxy:3128", "no_proxy", ".svc,10.96.0.0/12")...), 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := map[string]any{"name": "app"}
-			if tc.own != nil {
-				c["env"] = tc.own
+// mergeGolden is testdata/merge-env.yaml: the rule for a container's own
+// settings, written out by hand case by case.
+type mergeGolden struct {
+	Proxy []corev1.EnvVar `json:"proxy"`
+	Cases []struct {
+		Name     string `json:"name"`
+		Override bool   `json:"override"`
+		Merge    bool   `json:"merge"`
+		EnvFrom  map[string]struct {
+			Value, Kind, Object, Key string
+		} `json:"envFrom"`
+		Env   []corev1.EnvVar `json:"env"`
+		Want  []corev1.EnvVar `json:"want"`
+		Notes []string        `json:"notes"`
+	} `json:"cases"`
+}
+
+// MergeEnv gives what the golden table writes out, and exactly the notes it
+// names (each note found by a part of its text).
+func TestMergeEnvGolden(t *testing.T) {
+	b, err := os.ReadFile("testdata/merge-env.yaml")
+	require.NoError(t, err)
+	var g mergeGolden
+	require.NoError(t, yaml.UnmarshalStrict(b, &g))
+	require.NotEmpty(t, g.Cases)
+	for _, tc := range g.Cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			o := MergeOptions{Override: tc.Override, MergeNoProxy: tc.Merge, Where: "Deployment/web container app"}
+			for name, v := range tc.EnvFrom {
+				if o.EnvFrom == nil {
+					o.EnvFrom = map[string]EnvFromValue{}
+				}
+				o.EnvFrom[name] = EnvFromValue{Value: v.Value, Source: manifest.Ref{Kind: v.Kind, Name: v.Object}, Key: v.Key}
 			}
-			changed, notes := inj.container(c, containerOptions{override: tc.override, merge: tc.merge, where: "Deployment/web container app"})
-			assert.True(t, changed)
-			assert.Equal(t, tc.want, c["env"])
-			assert.Len(t, notes, tc.notes, "%q", notes)
+			before := append([]corev1.EnvVar{}, tc.Env...)
+			got, notes := MergeEnv(tc.Env, g.Proxy, o)
+			assert.Equal(t, tc.Want, got)
+			assert.ElementsMatch(t, before, tc.Env, "the container's own list is not touched")
+			require.Len(t, notes, len(tc.Notes), "%q", notes)
+			for i, part := range tc.Notes {
+				assert.Contains(t, notes[i], "Deployment/web container app: "+part)
+			}
+			again, _ := MergeEnv(got, g.Proxy, o)
+			assert.Equal(t, got, again, "merging twice equals merging once")
 		})
 	}
 }
@@ -57,12 +64,32 @@ func TestMergerCases(t *testing.T) {
 // envEditor replaces in place, appends in order, and changes nothing for an
 // equal entry.
 func TestEnvEditor(t *testing.T) {
-	c := map[string]any{"env": []any{map[string]any{"name": "A", "value": "1"}}}
-	e := newEnvEditor(c)
-	e.set(map[string]any{"name": "A", "value": "1"})
+	e := newEnvEditor([]corev1.EnvVar{{Name: "A", Value: "1"}})
+	e.set(corev1.EnvVar{Name: "A", Value: "1"})
 	assert.False(t, e.changed, "an equal entry changes nothing")
-	e.set(map[string]any{"name": "B", "value": "2"})
-	e.set(map[string]any{"name": "A", "value": "3"})
+	e.set(corev1.EnvVar{Name: "B", Value: "2"})
+	e.set(corev1.EnvVar{Name: "A", Value: "3"})
 	assert.True(t, e.changed)
-	assert.Equal(t, []any{map[string]any{"name": "A", "value": "3"}, map[string]any{"name": "B", "value": "2"}}, e.env)
+	assert.Equal(t, []corev1.EnvVar{{Name: "A", Value: "3"}, {Name: "B", Value: "2"}}, e.env)
+}
+
+// The stream's maps go to the API's types and back untouched where the merge
+// changed nothing: fields the types do not know stay.
+func TestUntypedEnvKeepsWhatItDidNotChange(t *testing.T) {
+	list := []any{
+		map[string]any{"name": "A", "value": "1", "x-unknown": "kept"},
+		map[string]any{"name": "B", "valueFrom": map[string]any{"fieldRef": map[string]any{"fieldPath": "metadata.name"}}},
+	}
+	env, err := typedEnv(list)
+	require.NoError(t, err)
+	merged := append(append([]corev1.EnvVar(nil), env...), corev1.EnvVar{Name: "C", ValueFrom: &corev1.EnvVarSource{
+		SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "s"}, Key: "k"}}})
+	out, err := untypedEnv(merged, env, list)
+	require.NoError(t, err)
+	assert.Equal(t, list[:2], out[:2])
+	assert.Equal(t, map[string]any{"name": "C", "valueFrom": map[string]any{"secretKeyRef": map[string]any{"name": "s", "key": "k"}}}, out[2])
+
+	_, err = typedEnv([]any{"NAME=value"})
+	require.Error(t, err)
+	assert.True(t, strings.HasPrefix(err.Error(), "env[0] "), err)
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/proxykit/proxykit/cluster"
 	"github.com/proxykit/proxykit/manifest"
 )
@@ -21,83 +23,82 @@ func isNoProxy(name string) bool { return name == "NO_PROXY" || name == "no_prox
 
 // own is a proxy variable as the container sets it itself, before injection.
 type own struct {
-	entry  map[string]any // the env entry, nil when the value comes through envFrom
-	value  string         // a plain value, or the envFrom source's
-	source string         // "ConfigMap/NAME" or "Secret/NAME" for envFrom
-	key    string         // the source's key for envFrom
+	entry *corev1.EnvVar // the env entry, nil when the value comes through envFrom
+	value string         // a plain value, or the envFrom source's
+	from  *EnvFromValue  // the envFrom source, nil for an env entry
 }
 
 // ref tells an own env entry that reads a key (valueFrom): nothing to merge into.
-func (o own) ref() bool { _, ok := o.entry["valueFrom"]; return ok }
+func (o own) ref() bool { return o.entry != nil && o.entry.ValueFrom != nil }
 
 // secret tells an own setting that a Secret gives through envFrom: its value
 // may hold a credential (a trust store's password in JAVA_TOOL_OPTIONS), so it
 // is never copied into a plain value, only referenced.
-func (o own) secret() bool { return strings.HasPrefix(o.source, "Secret/") }
+func (o own) secret() bool { return o.from != nil && o.from.Source.Kind == "Secret" }
 
 // where says where a message finds the own setting.
 func (o own) where() string {
-	if o.source != "" {
-		return " (" + o.source + " key " + o.key + ", envFrom)"
+	if o.from != nil {
+		return " (" + o.from.Source.String() + " key " + o.from.Key + ", envFrom)"
 	}
 	return ""
 }
 
 // asEntry is an env entry named name that gives what the own setting gives:
 // its valueFrom, its value, or a key reference to its envFrom source.
-func (o own) asEntry(name string) map[string]any {
+func (o own) asEntry(name string) corev1.EnvVar {
 	switch {
 	case o.ref():
-		entry := clone(o.entry)
-		entry["name"] = name
-		return entry
-	case o.source != "":
-		kind, object, _ := strings.Cut(o.source, "/")
-		refKey := map[string]string{"ConfigMap": "configMapKeyRef", "Secret": "secretKeyRef"}[kind]
-		return map[string]any{"name": name, "valueFrom": map[string]any{refKey: map[string]any{"name": object, "key": o.key}}}
+		return corev1.EnvVar{Name: name, ValueFrom: o.entry.ValueFrom.DeepCopy()}
+	case o.from != nil && o.from.Source.Kind == "Secret":
+		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: o.from.Source.Name}, Key: o.from.Key}}}
+	case o.from != nil:
+		return corev1.EnvVar{Name: name, ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{
+			LocalObjectReference: corev1.LocalObjectReference{Name: o.from.Source.Name}, Key: o.from.Key}}}
 	}
-	return map[string]any{"name": name, "value": o.value}
+	return corev1.EnvVar{Name: name, Value: o.value}
 }
 
-// ownSettings reads the proxy variables a container sets itself, as the
-// kubelet resolves them (env wins over envFrom), from env and from the envFrom
-// ConfigMaps and Secrets of the stream (view, in the Pod's namespace). An empty
-// value counts as unset, as Go and most clients read it: a chart's empty
-// placeholder (HTTP_PROXY: "") is no setting of its own.
-func ownSettings(c map[string]any, view *manifest.Manifests, namespace string, names []string) map[string]own {
+// ownSettings are the proxy variables (names) a container sets itself, as the
+// kubelet resolves them: env wins over envFrom. An empty value counts as
+// unset, as Go and most clients read it: a chart's empty placeholder
+// (HTTP_PROXY: "") is no setting of its own.
+func ownSettings(env []corev1.EnvVar, envFrom map[string]EnvFromValue, names []string) map[string]own {
 	out := map[string]own{}
-	envFrom, _ := c["envFrom"].([]any)
-	for _, item := range envFrom {
-		src, _ := item.(map[string]any)
-		prefix, _ := src["prefix"].(string)
-		for kind, field := range map[string]string{"ConfigMap": "configMapRef", "Secret": "secretRef"} {
-			ref, _ := src[field].(map[string]any)
-			name, _ := ref["name"].(string)
-			if name == "" {
-				continue
-			}
-			data, _ := view.ObjectData(kind, name, namespace)
-			for key, value := range data {
-				if slices.Contains(names, prefix+key) {
-					out[prefix+key] = own{value: value, source: kind + "/" + name, key: key}
-				}
-			}
+	for name, v := range envFrom {
+		if slices.Contains(names, name) {
+			out[name] = own{value: v.Value, from: &v}
 		}
 	}
-	env, _ := c["env"].([]any)
-	for _, item := range env {
-		entry, _ := item.(map[string]any)
-		name, _ := entry["name"].(string)
-		if !slices.Contains(names, name) {
+	for i := range env {
+		e := &env[i]
+		if !slices.Contains(names, e.Name) {
 			continue
 		}
-		value, _ := entry["value"].(string)
-		o := own{entry: entry, value: value}
-		if !o.ref() && value == "" {
-			delete(out, name) // env wins over envFrom, and empty is unset
+		o := own{entry: e, value: e.Value}
+		if !o.ref() && e.Value == "" {
+			delete(out, e.Name) // env wins over envFrom, and empty is unset
 			continue
 		}
-		out[name] = o
+		out[e.Name] = o
+	}
+	return out
+}
+
+// envFromValues are the variables a container's envFrom sources give, read
+// from the stream's ConfigMaps and Secrets (view) in the Pod's namespace; a
+// later source wins over an earlier one, as the kubelet reads them.
+func envFromValues(sources []manifest.EnvSource, view *manifest.Manifests, namespace string) map[string]EnvFromValue {
+	if len(sources) == 0 {
+		return nil
+	}
+	out := map[string]EnvFromValue{}
+	for _, src := range sources {
+		data, _ := view.ObjectData(src.Kind, src.Name, namespace)
+		for key, value := range data {
+			out[src.Prefix+key] = EnvFromValue{Value: value, Source: src.Ref, Key: key}
+		}
 	}
 	return out
 }

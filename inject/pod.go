@@ -2,6 +2,7 @@ package inject
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/proxykit/proxykit/manifest"
@@ -27,26 +28,9 @@ func (inj *injection) podTemplate(tmpl map[string]any, o containerOptions) (bool
 		}
 	}
 	spec, _ := tmpl["spec"].(map[string]any)
-	changed, injected := false, 0
-	var notes []string
-	for _, list := range containerLists {
-		items, _ := spec[list].([]any)
-		for i, item := range items {
-			c, ok := item.(map[string]any)
-			if !ok {
-				return false, 0, nil, fmt.Errorf("spec.%s[%d] is not a container", list, i)
-			}
-			name, _ := c["name"].(string)
-			if skip[name] {
-				continue
-			}
-			injected++
-			co := o
-			co.where += " container " + name
-			c2, n := inj.container(c, co)
-			changed = changed || c2
-			notes = append(notes, n...)
-		}
+	changed, injected, notes, err := inj.containers(spec, skip, o)
+	if err != nil {
+		return false, 0, nil, err
 	}
 	// the record of what the Pod is given, as the policies stamp it; a record
 	// already there stays unless override replaced the variables it describes
@@ -73,6 +57,36 @@ func (inj *injection) podTemplate(tmpl map[string]any, o containerOptions) (bool
 	return changed, injected, notes, nil
 }
 
+// containers injects into every container of a pod spec but those skip
+// names: whether any changed, how many got the proxy, and the notes.
+func (inj *injection) containers(spec map[string]any, skip map[string]bool, o containerOptions) (bool, int, []string, error) {
+	changed, injected := false, 0
+	var notes []string
+	for _, list := range containerLists {
+		items, _ := spec[list].([]any)
+		for i, item := range items {
+			c, ok := item.(map[string]any)
+			if !ok {
+				return false, 0, nil, fmt.Errorf("spec.%s[%d] is not a container", list, i)
+			}
+			name, _ := c["name"].(string)
+			if skip[name] {
+				continue
+			}
+			injected++
+			co := o
+			co.where += " container " + name
+			c2, n, err := inj.container(c, co)
+			if err != nil {
+				return false, 0, nil, fmt.Errorf("spec.%s[%d] (%s): %w", list, i, name, err)
+			}
+			changed = changed || c2
+			notes = append(notes, n...)
+		}
+	}
+	return changed, injected, notes, nil
+}
+
 // containerOptions are what injecting one container needs besides the injection.
 type containerOptions struct {
 	override bool // policy.overrideExisting: the proxy's settings replace the container's own
@@ -83,26 +97,27 @@ type containerOptions struct {
 	where     string // "Deployment/web container web", for notes
 }
 
-// container injects into one container, in place, and tells whether it changed
-// and what it did with the container's own settings (notes). The proxy entries
-// it lacks are appended in order. An own setting, in env or through envFrom (env
-// wins over envFrom, and an empty value counts as unset), is kept, or replaced
-// with override when it is no valueFrom; with merge an own NO_PROXY gets the
-// cluster's entries (its own kept) and so does an own -Dhttp.nonProxyHosts. A
-// variable whose other-case twin the container sets itself gets what the twin
-// gives (with override, the proxy's), so that the two never disagree. An own
-// JAVA_TOOL_OPTIONS value is joined after the proxy flags once (its own -D flags
-// then win), before them with override (the proxy's win); with merge (and no
-// override) an own -Dhttp.nonProxyHosts gets a last one after it that adds the
-// proxy's patterns it lacks (javaMergeSuffix).
-func (inj *injection) container(c map[string]any, o containerOptions) (bool, []string) {
-	m := &merger{inj: inj, o: o, owns: ownSettings(c, o.view, o.namespace, inj.names), edit: newEnvEditor(c)}
-	for _, entry := range inj.env {
-		m.variable(entry)
+// container injects into one container, in place, and tells whether it
+// changed and what it did with the container's own settings (notes): its env
+// becomes MergeEnv of its own and the proxy's, and it mounts the trust bundle.
+func (inj *injection) container(c map[string]any, o containerOptions) (bool, []string, error) {
+	list, _ := c["env"].([]any)
+	env, err := typedEnv(list)
+	if err != nil {
+		return false, nil, err
 	}
-	changed := m.edit.changed
+	envFrom, _ := c["envFrom"].([]any)
+	sources, err := typedEnvFrom(envFrom)
+	if err != nil {
+		return false, nil, err
+	}
+	merged, notes := MergeEnv(env, inj.env, MergeOptions{Override: o.override, MergeNoProxy: o.merge,
+		EnvFrom: envFromValues(sources, o.view, o.namespace), Where: o.where})
+	changed := !reflect.DeepEqual(env, merged)
 	if changed {
-		c["env"] = m.edit.env
+		if c["env"], err = untypedEnv(merged, env, list); err != nil {
+			return false, nil, err
+		}
 	}
 	if inj.mount != nil {
 		mounts, _ := c["volumeMounts"].([]any)
@@ -111,7 +126,7 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 			changed = true
 		}
 	}
-	return changed, m.notes
+	return changed, notes, nil
 }
 
 // hasNamed tells whether a list of maps holds one with this name, or this mountPath.

@@ -3,6 +3,8 @@ package inject
 import (
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/internal/blockyaml"
 )
@@ -11,14 +13,12 @@ import (
 // values: the same helpers the proxy-policies engines build their mutations from.
 type injection struct {
 	enabled      bool
-	env          []map[string]any // proxykit.proxy.env (with the Services), then proxykit.trust.env
-	names        []string         // the names of env's entries, in order
-	javaOptions  string           // the flags an own JAVA_TOOL_OPTIONS is joined after
-	volume       map[string]any   // the trust bundle's volume, nil without proxy.trustedCA
-	mount        map[string]any   // its read-only mount
-	record       string           // proxykit.proxy.record: stamped on every pod template injected
-	credentials  bool             // env reads a Secret
-	secretNeeded bool             // ... which the library renders (not proxy.existingSecret)
+	env          []corev1.EnvVar // proxykit.proxy.env (with the Services), then proxykit.trust.env
+	volume       map[string]any  // the trust bundle's volume, nil without proxy.trustedCA
+	mount        map[string]any  // its read-only mount
+	record       string          // proxykit.proxy.record: stamped on every pod template injected
+	credentials  bool            // env reads a Secret
+	secretNeeded bool            // ... which the library renders (not proxy.existingSecret)
 	values       map[string]any
 }
 
@@ -56,14 +56,8 @@ func render(values map[string]any, hosts, release string) (*injection, error) {
 			return nil, fmt.Errorf("proxykit: %s: %w", helper, err)
 		}
 	}
-	for _, e := range append(decoded["proxykit.proxy.env"], decoded["proxykit.trust.env"]...) {
-		entry, _ := e.(map[string]any)
-		inj.env = append(inj.env, entry)
-		name, _ := entry["name"].(string)
-		inj.names = append(inj.names, name)
-		if entry["name"] == "JAVA_TOOL_OPTIONS" {
-			inj.javaOptions, _ = entry["value"].(string)
-		}
+	if inj.env, err = typedEnv(append(decoded["proxykit.proxy.env"], decoded["proxykit.trust.env"]...)); err != nil {
+		return nil, fmt.Errorf("proxykit: proxykit.proxy.env: %w", err)
 	}
 	if volumes, mounts := decoded["proxykit.trust.volumes"], decoded["proxykit.trust.volumeMounts"]; len(volumes) > 0 && len(mounts) > 0 {
 		inj.volume, _ = volumes[0].(map[string]any)

@@ -14,7 +14,7 @@ import (
 )
 
 // TestInjectPodCases runs the policies' shared Pod table through inject: every
-// container gets what the injection rule written out in fixture.ExpectedEnv
+// container gets what the injection rule inject.MergeEnv writes out
 // says, the opt-outs are honoured, and no container moves. Namespace and name
 // scope (kube-system, namespaces.exclude, exclude.names) are the policies' own:
 // inject injects what it is given. The differential test against the native
@@ -35,7 +35,7 @@ func TestInjectPodCases(t *testing.T) {
 			assert.Equal(t, fixture.ContainerOrder(pc.Pod), fixture.ContainerOrder(got))
 			optedOut := proxytest.Container{Annotations: pc.Pod.Annotations}.OptedOut() != ""
 			for key, own := range fixture.ContainerEnvs(pc.Pod) {
-				want := fixture.ExpectedEnv(own, fixture.PolicyProxyEnv, fixture.Injection{})
+				want := fixture.ExpectedEnv(own, fixture.PolicyProxyEnv, inject.MergeOptions{})
 				if optedOut || fixture.Skipped(pc.Pod, key) {
 					want = own
 				}

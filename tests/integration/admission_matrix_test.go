@@ -311,7 +311,7 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 			e.Value = strings.ReplaceAll(e.Value, cell.proxyHost(), "moved-"+cell.proxyHost())
 			movedWant = append(movedWant, e)
 		}
-		expected := fixture.ExpectedEnv(own.Env, movedWant, fixture.Injection{MergeNoProxy: true})
+		expected := fixture.ExpectedEnv(own.Env, movedWant, inject.MergeOptions{MergeNoProxy: true})
 		require.True(t, strings.HasSuffix(fixture.EnvMap(expected)["no_proxy"].Value, ",.internal,sso.corp.internal"), "the rule written out merges, and drops the wide entries")
 		require.Contains(t, fixture.EnvMap(expected)["JAVA_TOOL_OPTIONS"].Value, ` -Xmx64m -Dhttp.nonProxyHosts="*.internal|localhost|*" -Dhttp.nonProxyHosts=*.internal|localhost|127.*|`, "and the JVM's own flag, without *")
 		waitForPod(t, cp, "apps", own, func(p corev1.Pod) bool { return reflect.DeepEqual(p.Spec.Containers[0].Env, expected) })

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
@@ -88,7 +89,7 @@ func assertInjection(t *testing.T, before, after corev1.Pod, proxyEnv []corev1.E
 	got := fixture.ContainerEnvs(after)
 	for name, own := range want {
 		if injected && !fixture.Skipped(before, name) {
-			assert.Equal(t, fixture.ExpectedEnv(own, proxyEnv, fixture.Injection{Override: override}), got[name], "%s", name)
+			assert.Equal(t, fixture.ExpectedEnv(own, proxyEnv, inject.MergeOptions{Override: override}), got[name], "%s", name)
 		} else {
 			assert.Equal(t, own, got[name], "%s must be left alone", name)
 		}

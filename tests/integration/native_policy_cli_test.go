@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -45,7 +46,7 @@ func TestNativePolicyCELWithKyvernoCLI(t *testing.T) {
 			injected++
 			got := fixture.ContainerEnvs(after)
 			for name, own := range fixture.ContainerEnvs(c.Pod) {
-				want := fixture.ExpectedEnv(own, fixture.PolicyProxyEnv, fixture.Injection{})
+				want := fixture.ExpectedEnv(own, fixture.PolicyProxyEnv, inject.MergeOptions{})
 				if fixture.Skipped(c.Pod, name) {
 					want = own
 				}

@@ -45,13 +45,13 @@ func ownSettingsPods() []corev1.Pod {
 // container's own settings: the native policy's CEL and the ClusterPolicy, each
 // through the Kyverno CLI (which applies their JSON patches exactly as the API
 // server does), and proxykit inject give every container of ownSettingsPods what
-// fixture.ExpectedEnv writes out, for every combination of policy.overrideExisting
+// inject.MergeEnv writes out, for every combination of policy.overrideExisting
 // and policy.mergeNoProxy. The MutatingPolicy shares the native CEL; the live
 // admission matrix runs all three engines on the shared table and a merge.
 func TestOwnSettingsAreOneBehaviour(t *testing.T) {
 	t.Parallel()
 	pods := ownSettingsPods()
-	for _, r := range []fixture.Injection{{}, {MergeNoProxy: true}, {Override: true}, {Override: true, MergeNoProxy: true}} {
+	for _, r := range []inject.MergeOptions{{}, {MergeNoProxy: true}, {Override: true}, {Override: true, MergeNoProxy: true}} {
 		name := "keep"
 		switch {
 		case r.Override && r.MergeNoProxy:
