@@ -47,8 +47,10 @@ type MergeOptions struct {
 // twin gives, so the two never disagree. An own JAVA_TOOL_OPTIONS is joined
 // after the proxy's flags (its own -D flags then win), before them with
 // Override; with MergeNoProxy its own -Dhttp.nonProxyHosts gets a last one
-// after it that adds the proxy's patterns. What a Secret gives through envFrom
-// is referenced, never copied into a value.
+// after it that adds the proxy's patterns. The JVM's flags in the variables
+// that beat JAVA_TOOL_OPTIONS (noproxy.JavaOptionVariables) are merged so too, or with
+// Override get the proxy's flags after them. What a Secret gives through
+// envFrom is referenced, never copied into a value.
 func MergeEnv(env, proxy []corev1.EnvVar, o MergeOptions) ([]corev1.EnvVar, []string) {
 	names := make([]string, len(proxy))
 	m := &merger{o: o, edit: newEnvEditor(env)}
@@ -62,6 +64,7 @@ func MergeEnv(env, proxy []corev1.EnvVar, o MergeOptions) ([]corev1.EnvVar, []st
 	for _, p := range proxy {
 		m.variable(p)
 	}
+	m.javaOptions(env, o.EnvFrom)
 	return m.edit.env, m.notes
 }
 

@@ -218,3 +218,66 @@ func TestStreamOwnSettingsFromASecretStayInIt(t *testing.T) {
 		})
 	}
 }
+
+// keycloakLike sets its own -Dhttp.nonProxyHosts where Keycloak's kc.sh takes
+// flags (JAVA_OPTS_APPEND, on the java command line: it beats
+// JAVA_TOOL_OPTIONS) and calls its own Service; a second container sets the
+// flag on its command line.
+const keycloakLike = `apiVersion: v1
+kind: Service
+metadata: {name: kc-http, namespace: auth}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: kc, namespace: auth}
+spec:
+  template:
+    spec:
+      containers:
+        - name: keycloak
+          image: x
+          env:
+            - {name: KC_HOSTNAME_URL, value: "http://kc-http.auth:80/"}
+            - {name: JAVA_OPTS_APPEND, value: "-Djgroups.dns.query=kc-headless -Dhttp.nonProxyHosts=*.corp.example"}
+        - name: launcher
+          image: x
+          args: [java, -Dhttp.nonProxyHosts=localhost, -jar, app.jar]
+`
+
+// The JVM's own flags outside JAVA_TOOL_OPTIONS: kept and reported without
+// policy.mergeNoProxy (check then finds the release's Service sent to the
+// proxy by the JVM), merged with it (and check finds nothing); a command line
+// is reported, never rewritten.
+func TestStreamJavaOptionsOutsideJavaToolOptions(t *testing.T) {
+	values := strings.Replace(plainValues, "proxy: {", "proxy: {runtimes: [java], ", 1)
+	jvmFindings := func(m *proxytest.Manifests) []string {
+		var out []string
+		for _, f := range proxytest.Check(m, proxytest.WithCluster(testFacts)) {
+			if f.Container == "keycloak" && strings.Contains(f.Message, "java") {
+				out = append(out, f.String())
+			}
+		}
+		return out
+	}
+
+	out, result := run(t, values, keycloakLike, Options{Namespace: "auth"})
+	m := parse(t, out, "auth")
+	assert.Equal(t, "-Djgroups.dns.query=kc-headless -Dhttp.nonProxyHosts=*.corp.example", env(t, m, "StatefulSet/kc", "keycloak")["JAVA_OPTS_APPEND"].Value)
+	notes := strings.Join(result.Notes, "\n")
+	assert.Contains(t, notes, "StatefulSet/kc container keycloak: its own JAVA_OPTS_APPEND sets -Dhttp.nonProxyHosts, which the JVM reads instead of JAVA_TOOL_OPTIONS's, without the cluster's entries: policy.mergeNoProxy: true merges them")
+	assert.Contains(t, notes, "StatefulSet/kc container launcher: its command line sets -Dhttp.nonProxyHosts")
+	assert.NotEmpty(t, jvmFindings(m), "check sees the JVM send the release's own Service to the proxy")
+
+	out, result = run(t, values+"policy: {mergeNoProxy: true}\n", keycloakLike, Options{Namespace: "auth"})
+	m = parse(t, out, "auth")
+	merged := env(t, m, "StatefulSet/kc", "keycloak")["JAVA_OPTS_APPEND"].Value
+	assert.True(t, strings.HasPrefix(merged, "-Djgroups.dns.query=kc-headless -Dhttp.nonProxyHosts=*.corp.example -Dhttp.nonProxyHosts=*.corp.example|localhost|"), merged)
+	assert.Contains(t, merged, "|kc-http.auth|")
+	assert.Empty(t, jvmFindings(m))
+	assert.Contains(t, strings.Join(result.Notes, "\n"), "container launcher: its command line sets -Dhttp.nonProxyHosts")
+	assert.Equal(t, []string{"java", "-Dhttp.nonProxyHosts=localhost", "-jar", "app.jar"}, m.Container(t, "StatefulSet/kc", "launcher").Args, "a command line is never rewritten")
+
+	again, _ := run(t, values+"policy: {mergeNoProxy: true}\n", out, Options{Namespace: "auth"})
+	assert.Equal(t, out, again, "injecting twice equals injecting once")
+}

@@ -113,6 +113,7 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 	}
 	merged, notes := MergeEnv(env, inj.env, MergeOptions{Override: o.override, MergeNoProxy: o.merge,
 		EnvFrom: envFromValues(sources, o.view, o.namespace), Where: o.where})
+	notes = append(notes, inj.commandLineNote(c, o.where)...)
 	changed := !reflect.DeepEqual(env, merged)
 	if changed {
 		if c["env"], err = untypedEnv(merged, env, list); err != nil {
@@ -127,6 +128,32 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 		}
 	}
 	return changed, notes, nil
+}
+
+// commandLineNote reports an own -Dhttp.nonProxyHosts on a container's command
+// line that lacks the proxy's patterns: the JVM reads it instead of
+// JAVA_TOOL_OPTIONS's, and where a launch script puts it among its own flags is
+// not known, so inject does not rewrite it.
+func (inj *injection) commandLineNote(c map[string]any, where string) []string {
+	java := ""
+	for _, e := range inj.env {
+		if e.Name == "JAVA_TOOL_OPTIONS" {
+			java = e.Value
+		}
+	}
+	var words []string
+	for _, field := range []string{"command", "args"} {
+		list, _ := c[field].([]any)
+		for _, w := range list {
+			if s, ok := w.(string); ok && strings.Contains(s, nonProxyHostsPrefix) {
+				words = append(words, s)
+			}
+		}
+	}
+	if java == "" || len(words) == 0 || !mergeJava(strings.Join(words, " "), java).lacking {
+		return nil
+	}
+	return []string{where + ": its command line sets -Dhttp.nonProxyHosts, which the JVM reads instead of JAVA_TOOL_OPTIONS's, without the cluster's entries; inject does not rewrite a command line: add them there (the proxy's JAVA_TOOL_OPTIONS, which proxykit env prints, lists them) or move the flag into JAVA_TOOL_OPTIONS"}
 }
 
 // hasNamed tells whether a list of maps holds one with this name, or this mountPath.

@@ -101,7 +101,7 @@ func expand(text string, lookup func(string) (string, bool)) (string, bool) {
 }
 
 // callVariables are the variables that set the proxy, not a call.
-var callVariables = append(slices.Clone(ProxyVariables), "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS", "GRPC_PROXY", "grpc_proxy", "ALL_PROXY", "all_proxy")
+var callVariables = append(slices.Clone(ProxyVariables), "JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "JAVA_OPTS", "JAVA_OPTS_APPEND", "_JAVA_OPTIONS", "GRPC_PROXY", "grpc_proxy", "ALL_PROXY", "all_proxy")
 
 // Calls lists the hosts a container calls, wherever the manifests keep them:
 // its env values ($(VAR) expanded, valueFrom keys read from the stream's

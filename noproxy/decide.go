@@ -18,7 +18,7 @@ type decideOptions struct {
 func NoProxy(list string) Option { return func(o *decideOptions) { o.noProxy = list } }
 
 // Env decides for a client started with these variables: it reads the ones
-// Reads names (the JVM its -D flags in JAVA_TOOL_OPTIONS; Node.js only with
+// Reads names (the JVM its -D flags in JavaOptionVariables; Node.js only with
 // NODE_USE_ENV_PROXY=1), and a target goes direct when it finds no proxy URL.
 func Env(env map[string]string) Option { return func(o *decideOptions) { o.env = env } }
 

@@ -5,19 +5,33 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/proxykit/proxykit"
 )
 
-// The JVM reads no variable: its -D flags, from JAVA_TOOL_OPTIONS; on a
-// NO_PROXY list it matches the library's translation of it.
+// JavaOptionVariables are the variables a JVM takes -D flags from, in the
+// order they apply (it keeps the last of two flags for one property):
+// JAVA_TOOL_OPTIONS, which the JVM reads first; JDK_JAVA_OPTIONS, which the
+// java launcher puts before the command line; JAVA_OPTS and JAVA_OPTS_APPEND,
+// which launch scripts (Keycloak's kc.sh, WildFly, Tomcat, Jenkins) put on the
+// command line in this order; _JAVA_OPTIONS, which the JVM reads after the
+// command line.
+var JavaOptionVariables = []string{"JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "JAVA_OPTS", "JAVA_OPTS_APPEND", "_JAVA_OPTIONS"}
+
+// The JVM reads no proxy variable: its -D flags, from JavaOptionVariables; on
+// a NO_PROXY list it matches the library's translation of it.
 var _ = register(Family{Client: Java, Lists: []List{ListMain}, Rank: 80, Match: javaFamily,
 	DecideEnv: func(_ Client, env map[string]string, t target) (bool, string) {
-		flags := javaFlags(env["JAVA_TOOL_OPTIONS"])
+		var options []string
+		for _, name := range JavaOptionVariables {
+			options = append(options, env[name])
+		}
+		flags := javaFlags(strings.Join(options, " "))
 		if flags["http.proxyHost"] == "" {
-			return true, "(no -Dhttp.proxyHost in JAVA_TOOL_OPTIONS)"
+			return true, "(no -Dhttp.proxyHost in the JVM's options)"
 		}
 		return javaDecide(compileNonProxyHosts(flags["http.nonProxyHosts"]), t)
 	}})
@@ -115,10 +129,16 @@ func javaHost(t target) string {
 	return t.hostname
 }
 
+// javaLoopback is what the JVM reaches directly whatever http.nonProxyHosts
+// says: OpenJDK's DefaultProxySelector keeps its defaults for loopback (the
+// real JVM sends localhost, 127.0.0.1 and [::1] direct with a property that
+// names none of them, in the node suite's TestNoProxyModelsMatchRealClients).
+var javaLoopback = compileNonProxyHosts("localhost|127.*|[::1]|0.0.0.0|[::0]")
+
 // javaDecide matches a target against translated nonProxyHosts patterns.
 func javaDecide(patterns []javaPattern, t target) (bool, string) {
 	host := javaHost(t)
-	for _, p := range patterns {
+	for _, p := range slices.Concat(patterns, javaLoopback) { // never append to a cached translation
 		if p.regex.MatchString(host) {
 			return true, p.text
 		}
@@ -137,8 +157,9 @@ func JavaNotExpressed(noProxy string) ([]JavaSkipped, error) {
 	return tr.skipped, nil
 }
 
-// javaFlags reads the proxy system properties from a JAVA_TOOL_OPTIONS value;
-// the JVM keeps the last of two flags for one property.
+// javaFlags reads the system properties from JVM options (JAVA_TOOL_OPTIONS
+// and the others, joined in the order they apply); the JVM keeps the last of
+// two flags for one property.
 func javaFlags(options string) map[string]string {
 	flags := map[string]string{}
 	for _, field := range strings.Fields(options) {

@@ -1,6 +1,7 @@
 package noproxy
 
 import (
+	"maps"
 	"net/netip"
 	"slices"
 	"testing"
@@ -87,7 +88,7 @@ func TestDecideEnvReadsTheClientsVariables(t *testing.T) {
 // The JVM decides on its flags, Node.js only with NODE_USE_ENV_PROXY=1.
 func TestDecideEnvRuntimes(t *testing.T) {
 	env := map[string]string{"HTTP_PROXY": "http://p:3128", "NO_PROXY": ".corp.example"}
-	for c, want := range map[Client]string{Java: "(no -Dhttp.proxyHost in JAVA_TOOL_OPTIONS)", NodeHTTP: "(NODE_USE_ENV_PROXY is not 1)", NodeFetch22: "(NODE_USE_ENV_PROXY is not 1)"} {
+	for c, want := range map[Client]string{Java: "(no -Dhttp.proxyHost in the JVM's options)", NodeHTTP: "(NODE_USE_ENV_PROXY is not 1)", NodeFetch22: "(NODE_USE_ENV_PROXY is not 1)"} {
 		d, err := Decide(c, "http://example.com", Env(env))
 		require.NoError(t, err)
 		assert.Equal(t, Decision{Target: "http://example.com", Client: c, Direct: true, Entry: want}, d)
@@ -100,6 +101,37 @@ func TestDecideEnvRuntimes(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, c != Java, d.Direct, "%s: the JVM keeps the last -Dhttp.nonProxyHosts (entry %q)", c, d.Entry)
 	}
+}
+
+// The JVM's flags in the variables after JAVA_TOOL_OPTIONS win over it, each
+// over the ones before it; the real JVM agrees in the node suite's
+// TestNoProxyModelsMatchRealClients.
+func TestDecideJavaOptionVariables(t *testing.T) {
+	base := map[string]string{"JAVA_TOOL_OPTIONS": "-Dhttp.proxyHost=p -Dhttp.nonProxyHosts=*.svc"}
+	for _, tc := range []struct {
+		name, value string
+		direct      bool
+	}{
+		{"JAVA_TOOL_OPTIONS", "", true},
+		{"JDK_JAVA_OPTIONS", "-Dhttp.nonProxyHosts=*.corp", false},
+		{"JAVA_OPTS", "-Dhttp.nonProxyHosts=*.corp", false},
+		{"JAVA_OPTS_APPEND", "-Xmx1g -Dhttp.nonProxyHosts=*.corp|*.svc", true},
+		{"_JAVA_OPTIONS", "-Dhttp.nonProxyHosts=localhost", false},
+		{"JAVA_OPTS", "-Dhttp.proxyHost=", true}, // an empty host: no proxy at all
+	} {
+		env := maps.Clone(base)
+		if tc.value != "" {
+			env[tc.name] = tc.value
+		}
+		d, err := Decide(Java, "http://web.shop.svc", Env(env))
+		require.NoError(t, err)
+		assert.Equal(t, tc.direct, d.Direct, "%s=%s (entry %q)", tc.name, tc.value, d.Entry)
+	}
+	env := maps.Clone(base)
+	env["_JAVA_OPTIONS"], env["JAVA_OPTS_APPEND"] = "-Dhttp.nonProxyHosts=*.svc", "-Dhttp.nonProxyHosts=*.corp"
+	d, err := Decide(Java, "http://web.shop.svc", Env(env))
+	require.NoError(t, err)
+	assert.True(t, d.Direct, "_JAVA_OPTIONS comes last")
 }
 
 // Node.js's http module takes the first variable that is not empty; undici, for

@@ -146,7 +146,7 @@ func callHosts(services []service, calls []manifest.Call, ns, domain string) []c
 }
 
 // clientVariables are the variables that decide where a client sends a request.
-var clientVariables = append(slices.Clone(manifest.ProxyVariables), "JAVA_TOOL_OPTIONS", "NODE_USE_ENV_PROXY")
+var clientVariables = append(append(slices.Clone(manifest.ProxyVariables), noproxy.JavaOptionVariables...), "NODE_USE_ENV_PROXY")
 
 // proxiedBy lists the clients that send target through the proxy when started
 // with env: each reads its own variables (curl and wget the lower-case ones, the

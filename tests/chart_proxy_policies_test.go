@@ -146,6 +146,7 @@ func TestProxyPoliciesMergeDropsPublicEntriesLast(t *testing.T) {
 	}
 	assert.Contains(t, drop, fmt.Sprintf(`c.env[j].value.size() > %d && c.env[j].value.substring(%d).startsWith(",")`, len(fixture.PolicyNoProxy), len(fixture.PolicyNoProxy)))
 	assert.Contains(t, drop, `c.env[j].name == "JAVA_TOOL_OPTIONS"`, "with proxy.runtimes java, the appended -Dhttp.nonProxyHosts too")
+	assert.Contains(t, drop, `c.env[j].name in ["JDK_JAVA_OPTIONS","JAVA_OPTS","JAVA_OPTS_APPEND","_JAVA_OPTIONS"]`, "and the last flag of the JVM's other option variables")
 	require.Len(t, proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, java), "inject-proxy-env").Spec.Mutations, 1, "no merge, no drop")
 
 	p := fixture.DecodePolicy(t, fixture.Render(t, fixture.ProxyPolicies, merged+fixture.ClusterPolicyKind), "inject-proxy-env")
@@ -153,17 +154,17 @@ func TestProxyPoliciesMergeDropsPublicEntriesLast(t *testing.T) {
 	for _, rule := range p.Spec.Rules {
 		names = append(names, rule.Name)
 		if strings.HasPrefix(rule.Name, "drop-public-") {
-			require.Len(t, rule.Mutate.Foreach, 2, "NO_PROXY and its twin, then JAVA_TOOL_OPTIONS")
+			require.Len(t, rule.Mutate.Foreach, 3, "NO_PROXY and its twin, JAVA_TOOL_OPTIONS, then the JVM's other option variables")
 			for _, f := range rule.Mutate.Foreach {
 				assert.Equal(t, 1, strings.Count(fmt.Sprint(f.Foreach), table), "the table once per patch")
 			}
 		}
 	}
 	assert.Equal(t, []string{
-		"join-java-create-containers", "inject-create-containers", "drop-public-create-containers",
-		"join-java-create-init-containers", "inject-create-init-containers", "drop-public-create-init-containers",
-		"join-java-create-ephemeral-containers", "inject-create-ephemeral-containers", "drop-public-create-ephemeral-containers",
-		"join-java-debug-ephemeral-containers", "inject-debug-ephemeral-containers", "drop-public-debug-ephemeral-containers",
+		"join-java-create-containers", "java-options-create-containers", "inject-create-containers", "drop-public-create-containers",
+		"join-java-create-init-containers", "java-options-create-init-containers", "inject-create-init-containers", "drop-public-create-init-containers",
+		"join-java-create-ephemeral-containers", "java-options-create-ephemeral-containers", "inject-create-ephemeral-containers", "drop-public-create-ephemeral-containers",
+		"join-java-debug-ephemeral-containers", "java-options-debug-ephemeral-containers", "inject-debug-ephemeral-containers", "drop-public-debug-ephemeral-containers",
 		"record-proxy-config",
 	}, names, "the drop after the rules that merge, which it reads")
 }

@@ -23,7 +23,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
+	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/noproxy"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
@@ -192,6 +194,37 @@ cluster: {podCIDRs: [10.244.0.0/16, "fd00:10:244::/56"], serviceCIDRs: [10.96.0.
 	require.Contains(t, env["JAVA_TOOL_OPTIONS"], "-Dhttp.nonProxyHosts=")
 	require.Equal(t, "1", env["NODE_USE_ENV_PROXY"])
 	return env
+}
+
+// javaOptionEnv is the JVM's environment with an own flag outside JAVA_TOOL_OPTIONS.
+type javaOptionEnv struct {
+	mode string // "<variable>-own" or "<variable>-merged"
+	env  map[string]string
+}
+
+// javaOptionEnvs are libraryEnv with an own -Dhttp.nonProxyHosts in each of the
+// variables that beat JAVA_TOOL_OPTIONS, as the container sets it and as
+// inject.MergeEnv merges it with policy.mergeNoProxy.
+func javaOptionEnvs(t *testing.T, libraryEnv map[string]string) []javaOptionEnv {
+	var proxy []corev1.EnvVar
+	for _, name := range slices.Sorted(maps.Keys(libraryEnv)) {
+		proxy = append(proxy, corev1.EnvVar{Name: name, Value: libraryEnv[name]})
+	}
+	var out []javaOptionEnv
+	for _, name := range noproxy.JavaOptionVariables[1:] {
+		own := []corev1.EnvVar{{Name: name, Value: "-Xss1m -Dhttp.nonProxyHosts=*.corp.example"}}
+		merged, _ := inject.MergeEnv(own, proxy, inject.MergeOptions{MergeNoProxy: true})
+		require.Contains(t, fixture.EnvMap(merged)[name].Value, "|kubernetes.default|", "the merge adds the cluster's patterns")
+		kept := maps.Clone(libraryEnv)
+		kept[name] = own[0].Value
+		out = append(out, javaOptionEnv{name + "-own", kept})
+		env := map[string]string{}
+		for _, e := range merged {
+			env[e.Name] = e.Value
+		}
+		out = append(out, javaOptionEnv{name + "-merged", env})
+	}
+	return out
 }
 
 // javaNonProxyHosts is the library's translation of a NO_PROXY for the JVM.
@@ -381,6 +414,11 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 			}
 		}
 	}
+	// the JVM's own flags where they beat JAVA_TOOL_OPTIONS, as a container sets
+	// them, and as inject and the policies merge them (inject.MergeEnv)
+	for _, jvm := range javaOptionEnvs(t, libraryEnv) {
+		batches = append(batches, batch{noproxy.Java, jvm.mode + " urlconnection", libraryEnv["NO_PROXY"], jvm.env})
+	}
 	var script strings.Builder
 	fmt.Fprintf(&script, "tinyproxy -d -c %q &\n%s", conf, waitForPort("127.0.0.1", 3128))
 	for i, b := range batches {
@@ -407,7 +445,9 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 		case noproxy.Ruby:
 			fmt.Fprintf(&script, "%s ruby %q %s\n", vars, rubyScript, urls)
 		case noproxy.Java:
-			fmt.Fprintf(&script, "%s java -cp %q ProxyClient %s %s\n", vars, javaClasses, strings.Fields(b.mode)[1], urls)
+			// as a launch script (Keycloak's kc.sh) starts it: JAVA_OPTS and JAVA_OPTS_APPEND
+			// on the command line; the launcher reads JDK_JAVA_OPTIONS, the JVM _JAVA_OPTIONS
+			fmt.Fprintf(&script, "%s sh -c 'exec java $JAVA_OPTS $JAVA_OPTS_APPEND \"$@\"' java -cp %q ProxyClient %s %s\n", vars, javaClasses, strings.Fields(b.mode)[1], urls)
 		case noproxy.Deno:
 			fmt.Fprintf(&script, "%s HOME=%q DENO_DIR=%q DENO_NO_UPDATE_CHECK=1 %q run --allow-net --allow-env --no-config --quiet %q %s\n", vars, home, filepath.Join(home, "deno"), deno, fetchClient, urls)
 		case noproxy.Bun:
@@ -449,6 +489,21 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 		}
 	}
 	seen.assertBothWays(t, realClients)
+	// merged, an own flag in any of them sends every target where the library's
+	// flags alone do; kept as it is, it sends some in-cluster target to the proxy
+	var library []string
+	for i, b := range batches {
+		if b.client == noproxy.Java && b.mode == "library urlconnection" {
+			library = results[i]
+		}
+	}
+	for i, b := range batches {
+		if mode := strings.Fields(b.mode)[0]; b.client == noproxy.Java && strings.HasSuffix(mode, "-merged") {
+			assert.Equal(t, library, results[i], "%s: a merged own flag", mode)
+		} else if b.client == noproxy.Java && strings.HasSuffix(mode, "-own") {
+			assert.NotEqual(t, library, results[i], "%s: an own flag the JVM reads instead of JAVA_TOOL_OPTIONS's", mode)
+		}
+	}
 	t.Logf("requests per client and outcome: %v", seen)
 	// the proxy's own log agrees: one request line per request it carried
 	logText, err := os.ReadFile(proxyLog)

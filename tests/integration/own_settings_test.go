@@ -38,6 +38,12 @@ func ownSettingsPods() []corev1.Pod {
 			fixture.Ctr("twin", fixture.Val("no_proxy", "*,.internal")),
 			fixture.Ctr("jvm", fixture.Val("JAVA_TOOL_OPTIONS", "-Dhttp.nonProxyHosts=*|*.com|1*|10.*|*.corp.example|*co.uk -Xss1m")),
 			fixture.Ctr("empties", fixture.Val("JAVA_TOOL_OPTIONS", "-Dhttp.nonProxyHosts=*.internal||localhost|"))),
+		// the JVM's flags where they beat JAVA_TOOL_OPTIONS: Keycloak's JAVA_OPTS_APPEND and the others
+		fixture.Pod("java-options", "apps", nil,
+			fixture.Ctr("keycloak", fixture.Val("JAVA_OPTS_APPEND", "-Xms1g -Dhttp.nonProxyHosts=*.internal|*|"), fixture.Val("JDK_JAVA_OPTIONS", "-Dhttps.proxyHost=old -Dhttps.proxyPort=1")),
+			fixture.Ctr("quoted", fixture.Val("JAVA_OPTS", `-Dhttp.nonProxyHosts="*.internal|localhost" -Xss1m`), fixture.Val("_JAVA_OPTIONS", "")),
+			fixture.Ctr("plain", fixture.Val("JAVA_OPTS", "-Xmx1g"), fixture.Val("_JAVA_OPTIONS", "-Dhttp.nonProxyHosts=*.internal|localhost|*.com")),
+			fixture.Ctr("from-config", fixture.ConfigMapRef("JAVA_OPTS", "jvm", "options"))),
 	}
 }
 

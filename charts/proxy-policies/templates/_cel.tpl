@@ -111,7 +111,13 @@ For each container not named in proxykit.io/skip-containers:
   one after it, its own patterns and then the proxy's it lacks, always (so that
   the next mutation knows where to drop wide patterns).
   With policy.overrideExisting the flags go after it ("<own> <flags>"), so that
-  they win over older proxy flags the container carries.
+  they win over older proxy flags the container carries;
+- with proxy.runtimes java, the JVM's flags where they beat JAVA_TOOL_OPTIONS
+  (JDK_JAVA_OPTIONS, JAVA_OPTS, JAVA_OPTS_APPEND, _JAVA_OPTIONS: own plain values):
+  with policy.overrideExisting the proxy's flags go after a value that sets a proxy
+  flag; with policy.mergeNoProxy an own -Dhttp.nonProxyHosts gets a last one with its
+  own patterns and then the proxy's it lacks, unless the value ends with exactly that,
+  and the next mutation drops that flag's empty and wide patterns;
 Each container's env is scanned once (idx: the places of the entries the policy
 names; names is a map literal), inside the runtime cost budget for 100 containers
 of 400 entries; a container that names none of them (most) gets the list appended
@@ -158,6 +164,20 @@ Input: the root context. Output: YAML list.
 {{- if $javaMerge -}}
   {{- $joined = printf "%s + [x.value.split(\"-Dhttp.nonProxyHosts=\")].map(parts, size(parts) < 2 ? \"\" : [parts[size(parts) - 1].split(\" \")[0].replace(\"\\\"\", \"\")].map(theirs, [jhosts.filter(p, !(p in theirs.split(\"|\")))].map(extra, \" -Dhttp.nonProxyHosts=\" + theirs + (size(extra) == 0 ? \"\" : \"|\" + extra.join(\"|\")))[0])[0])[0]" $joined -}}
 {{- end -}}
+{{- /* the JVM's flags where they beat JAVA_TOOL_OPTIONS (inject.MergeEnv's javaOptions): with
+       policy.overrideExisting the proxy's flags go after an own proxy flag; with policy.mergeNoProxy
+       an own -Dhttp.nonProxyHosts gets a last one with its own patterns and the proxy's it lacks,
+       unless the value ends with exactly that (the next mutation drops its wide patterns) */ -}}
+{{- $javaVars := list "JDK_JAVA_OPTIONS" "JAVA_OPTS" "JAVA_OPTS_APPEND" "_JAVA_OPTIONS" -}}
+{{- $javaOpts := and $java (or $s.override $javaMerge) -}}
+{{- $watched := $env -}}
+{{- if $javaOpts }}{{ range $v := $javaVars }}{{ $watched = append $watched (dict "name" $v) }}{{ end }}{{ end -}}
+{{- $optsPatch := "" -}}
+{{- if $s.override -}}
+  {{- $optsPatch = printf `(v.contains("-Dhttp.nonProxyHosts=") || v.contains("-Dhttp.proxyHost=") || v.contains("-Dhttps.proxyHost=")) && !v.endsWith(" " + %s) ? [JSONPatch{op: "replace", path: PATH, value: v + " " + %s}] : []` $flags $flags -}}
+{{- else if $javaOpts -}}
+  {{- $optsPatch = `!v.contains("-Dhttp.nonProxyHosts=") ? [] : [[v.split("-Dhttp.nonProxyHosts=")].map(parts, [parts[size(parts) - 1].split(" ")[0].replace("\"", "")].map(theirs, " -Dhttp.nonProxyHosts=" + theirs + jhosts.filter(p, !(p in theirs.split("|"))).map(p, "|" + p).join(""))[0])[0]].map(full, (" " + v).endsWith(full) ? [] : [JSONPatch{op: "replace", path: PATH, value: v + full}])[0]` -}}
+{{- end -}}
 {{- if $s.override -}}
   {{- /* with policy.overrideExisting the flags go last, and win over older proxy flags of the container's own */ -}}
   {{- $joinable = printf "x.name == \"JAVA_TOOL_OPTIONS\" && !has(x.valueFrom) && has(x.value) && x.value != \"\" && !x.value.endsWith(%s)" $flags -}}
@@ -170,7 +190,7 @@ Input: the root context. Output: YAML list.
       [{{ include "proxy-policies.celStrings" $values }}].map(vals,
       [{{ if $javaMerge }}{{ include "proxy-policies.celStrings" $javaHosts }}{{ else }}[]{{ end }}].map(jhosts,
       [[{{ include "proxy-policies.celEnvDynList" (dict "env" $env "values" $values) }}]].map(plist,
-      [{{ include "proxy-policies.cel.names" $env }}].map(names, [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
+      [{{ include "proxy-policies.cel.names" $watched }}].map(names, [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
       {{- range $n, $list := $lists }}
       {{- $base := printf "\"/spec/%s/\" + string(i) + \"/env\"" $list }}
       {{ if $n }}+ {{ end }}(!has(object.spec.{{ $list }}) ? [] :
@@ -205,6 +225,10 @@ Input: the root context. Output: YAML list.
       + idx.filter(j, [c.env[j]].exists(x, {{ $joinable }}))
       .map(j, [c.env[j]].map(x, JSONPatch{op: "replace", path: {{ $base }} + "/" + string(j) + "/value", value: {{ $joined }}})[0])
       {{- end }}
+      {{- if $javaOpts }}
+      + idx.filter(j, c.env[j].name in {{ toJson $javaVars }} && !has(c.env[j].valueFrom) && has(c.env[j].value) && c.env[j].value != "")
+      .map(j, [c.env[j].value].map(v, {{ replace "PATH" (printf `%s + "/" + string(j) + "/value"` $base) $optsPatch }})[0]).flatten()
+      {{- end }}
       )[0])[0])[0])[0]
       )[0]).flatten())
       {{- end }}
@@ -217,7 +241,7 @@ Input: the root context. Output: YAML list.
 {{- $noProxy := "" -}}
 {{- range $e := $env }}{{ if and (eq $e.name "NO_PROXY") (hasKey $e "value") }}{{ $noProxy = $e.value }}{{ end }}{{ end -}}
 {{- if and $merge (or $noProxy $javaMerge) }}
-{{ include "proxy-policies.cel.dropPublic" (dict "context" . "noProxy" $noProxy "java" (ternary $java "" $javaMerge) "lists" $lists) }}
+{{ include "proxy-policies.cel.dropPublic" (dict "context" . "noProxy" $noProxy "java" (ternary $java "" $javaMerge) "javaVars" (ternary $javaVars list (and $javaMerge (not $s.override))) "lists" $lists) }}
 {{- end }}
 {{- if $mount }}
 # one apply configuration for every list (one merge per request); an absent list stays absent
@@ -322,6 +346,11 @@ Output: YAML list item.
       {{- end }}
       {{- if $.java }}
       + lists.range(size(c.env)).filter(j, c.env[j].name == "JAVA_TOOL_OPTIONS" && !has(c.env[j].valueFrom) && has(c.env[j].value) && c.env[j].value.size() > {{ $f }} && c.env[j].value.startsWith(flags) && c.env[j].value.substring({{ $f }}).contains({{ toJson $flag }}))
+      .map(j, [c.env[j].value.lastIndexOf({{ toJson $flag }}) + {{ len $flag }}].map(at, [c.env[j].value.substring(at).split("|").filter(p, p != "" && !{{ include "proxy-policies.cel.publicJavaPattern" (dict "pattern" "p" "table" "psl") }})]
+      .map(keep, [c.env[j].value.substring(0, at) + keep.join("|")].map(v, v == c.env[j].value ? [] : [JSONPatch{op: "replace", path: {{ $base }} + "/value", value: v}])[0])[0])[0])
+      {{- end }}
+      {{- if $.javaVars }}
+      + lists.range(size(c.env)).filter(j, c.env[j].name in {{ toJson $.javaVars }} && !has(c.env[j].valueFrom) && has(c.env[j].value) && c.env[j].value.contains({{ toJson $flag }}))
       .map(j, [c.env[j].value.lastIndexOf({{ toJson $flag }}) + {{ len $flag }}].map(at, [c.env[j].value.substring(at).split("|").filter(p, p != "" && !{{ include "proxy-policies.cel.publicJavaPattern" (dict "pattern" "p" "table" "psl") }})]
       .map(keep, [c.env[j].value.substring(0, at) + keep.join("|")].map(v, v == c.env[j].value ? [] : [JSONPatch{op: "replace", path: {{ $base }} + "/value", value: v}])[0])[0])[0])
       {{- end }}

@@ -116,6 +116,7 @@ Input: as proxy-policies.kyverno.dropPublic. Output: a Kyverno variable ({{ ... 
 {{- $tests := list -}}
 {{- if .noProxy }}{{ $tests = append $tests (printf "length(request.object.spec.%s[].env[?(name == 'NO_PROXY' || name == 'no_proxy') && length(value || '') > `%d`][] || `[]`) > `0`" .list (len .noProxy)) }}{{ end -}}
 {{- if .java }}{{ $tests = append $tests (printf "length(request.object.spec.%s[].env[?name == 'JAVA_TOOL_OPTIONS' && length(split(value || '', '%s')) > `%d`][] || `[]`) > `0`" .list $flag (len (splitList $flag .java))) }}{{ end -}}
+{{- if .javaVars }}{{ $tests = append $tests (printf "length(request.object.spec.%s[].env[?contains(%s, name) && contains(value || '', '%s')][] || `[]`) > `0`" .list (printf "['%s']" (join "', '" .javaVars)) $flag) }}{{ end -}}
 {{ "{{" }} {{ join " || " $tests }} {{ "}}" }}
 {{- end -}}
 
@@ -160,6 +161,23 @@ javaOptions>. Output: YAML list (foreach entries).
       preconditions:
         all:
           - key: "{{ printf "{{ element.name == 'JAVA_TOOL_OPTIONS' && !contains(keys(element), 'valueFrom') && starts_with(element.value || '', javaOptions) && length(split(element.value || '', '%s')) > `%d` }}" $flag (len (splitList $flag .java)) }}"
+            operator: Equals
+            value: true
+          - key: "{{ "{{ element0.name }}" }}"
+            operator: AnyNotIn
+            value: "{{ "{{ skipContainers }}" }}"
+      patchesJson6902: |-
+        - op: replace
+          path: /spec/{{ .list }}/{{ "{{elementIndex0}}" }}/env/{{ "{{elementIndex1}}" }}/value
+          value: '{{ "{{" }} replace_all(join('', [join('{{ $flag }}', split(element.value, '{{ $flag }}')[:-1]), '{{ $flag }}', join('|', {{ include "proxy-policies.jmes.keepJavaPatterns" (dict "list" (printf "split(split(element.value, '%s')[-1], '|')" $flag) "table" $table) }})]), {{ $quote }}, {{ $quotes }}) {{ "}}" }}'
+{{- end }}
+{{- if .javaVars }}
+- list: request.object.spec.{{ .list }}
+  foreach:
+    - list: "element0.env || `[]`"
+      preconditions:
+        all:
+          - key: "{{ printf "{{ contains(%s, element.name) && !contains(keys(element), 'valueFrom') && contains(element.value || '', '%s') }}" (printf "['%s']" (join "', '" .javaVars)) $flag }}"
             operator: Equals
             value: true
           - key: "{{ "{{ element0.name }}" }}"
