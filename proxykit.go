@@ -70,24 +70,6 @@ func LibraryVersion() string {
 
 var helperName = regexp.MustCompile(`^proxykit(\.[A-Za-z][A-Za-z0-9]*)+$`)
 
-// Include renders one library helper, called as (dict "context" $), against
-// values given as a consuming chart's values (proxy, cluster, global, defaults).
-// A render the library fails returns its message, e.g.
-// `proxykit: cluster.podCIDRs: "10.0.0.0/33" is not a valid CIDR (...)`.
-func Include(helper string, values map[string]any) (string, error) {
-	return Call{Helper: helper, Values: values}.Include()
-}
-
-// IncludeValue renders a library helper that takes a value rather than (dict
-// "context" $), such as proxykit.java.nonProxyHosts (a NO_PROXY string) or
-// proxykit.url.split (a URL): what `include HELPER VALUE` gives.
-func IncludeValue(helper string, value any) (string, error) {
-	if !helperName.MatchString(helper) {
-		return "", fmt.Errorf("proxykit: %q is not a proxykit helper name", helper)
-	}
-	return includeAs(`{{ include "`+helper+`" .Values.value }}`, map[string]any{"value": value}, "proxykit", "default")
-}
-
 // includeAs renders one template against the library, with values as the
 // consuming chart's values, for a release, and returns its output.
 func includeAs(template string, values map[string]any, release, namespace string) (string, error) {
@@ -222,22 +204,18 @@ func failMessage(err error) error {
 	return err
 }
 
-// Call is one library helper called with arguments beside "context", for a
-// release: what `include HELPER (dict "context" $ ARGS...)` gives in a chart
-// named by Release and Namespace whose values are Values.
+// Call is one library helper for Ask to render, as a chart calls it: with
+// Value, `include HELPER VALUE` (the helpers that take a value, such as
+// proxykit.java.nonProxyHosts or proxykit.noProxy.ipv4Range); otherwise
+// `include HELPER (dict "context" $ ARGS...)`, Args beside "context".
 type Call struct {
-	Helper             string
-	Values             map[string]any
-	Args               map[string]any // JSON-encodable; numbers arrive as float64, as from a values file
-	Release, Namespace string         // default "proxykit" and "default"
+	Helper string
+	Args   map[string]any // JSON-encodable; numbers arrive as float64, as from a values file
+	// Value is the helper's argument when it takes one instead of the context:
+	// a string, or a JSON-encodable list or map.
+	Value any
 	// Name is what Ask returns the output under; default Helper.
 	Name string
-}
-
-// Include renders the call. A render the library fails returns its message.
-func (c Call) Include() (string, error) {
-	out, err := Ask(c.Values, c.Release, c.Namespace, c)
-	return out[c.name()], err
 }
 
 func (c Call) name() string {
@@ -252,6 +230,13 @@ func (c Call) expression() (string, error) {
 	if !helperName.MatchString(c.Helper) {
 		return "", fmt.Errorf("proxykit: %q is not a proxykit helper name", c.Helper)
 	}
+	if c.Value != nil {
+		arg, err := templateLiteral(c.Value)
+		if err != nil {
+			return "", fmt.Errorf("proxykit: the value of %s: %w", c.Helper, err)
+		}
+		return fmt.Sprintf(`{{ include %q %s }}`, c.Helper, arg), nil
+	}
 	context := `(dict "context" $)`
 	if c.Args != nil {
 		args, err := json.Marshal(c.Args)
@@ -264,15 +249,36 @@ func (c Call) expression() (string, error) {
 	return fmt.Sprintf(`{{ include %q %s }}`, c.Helper, context), nil
 }
 
+// templateLiteral writes a value as a template operand: a string as a quoted
+// literal, a list or map as the JSON Helm's fromJsonArray or fromJson reads.
+func templateLiteral(v any) (string, error) {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s), nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	switch b[0] {
+	case '[':
+		return fmt.Sprintf(`(fromJsonArray %s)`, strconv.Quote(string(b))), nil
+	case '{':
+		return fmt.Sprintf(`(fromJson %s)`, strconv.Quote(string(b))), nil
+	}
+	return "", fmt.Errorf("a %T is neither a string nor a list or map", v)
+}
+
 // answerMark separates the outputs of Ask's calls: no helper writes a NUL.
 const answerMark = "\x00proxykit-answer\x00"
 
-// Ask renders several library helpers in one render for the same values and
-// release (one resolution of the values, one parse of the library) and returns
-// each call's output by its Name (default: its helper). The calls' own Values,
-// Release and Namespace are not read. A render the library fails returns its
-// message. This is how Go asks the library anything: inject, audit, rules and
-// proxytest never re-encode what the library knows.
+// Ask renders library helpers in one render for values given as a consuming
+// chart's values (proxy, cluster, global, defaults), in a release (default
+// "proxykit") and namespace (default "default"): one resolution of the
+// values, one parse of the library. It returns each call's output by its Name
+// (default: its helper). A render the library fails returns its message, e.g.
+// `proxykit: cluster.podCIDRs: "10.0.0.0/33" is not a valid CIDR (...)`. It is
+// the one way Go asks the library anything: inject, audit, rules and proxytest
+// never re-encode what the library knows.
 func Ask(values map[string]any, release, namespace string, calls ...Call) (map[string]string, error) {
 	var template strings.Builder
 	for _, c := range calls {

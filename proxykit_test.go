@@ -26,21 +26,17 @@ func TestLibraryIsTheRepositoryChart(t *testing.T) {
 	assert.Contains(t, names, "templates/_noProxy.tpl")
 }
 
-func TestInclude(t *testing.T) {
-	values := map[string]any{
-		"proxy":   map[string]any{"https": "http://proxy:3128"},
-		"cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12", "metadataEndpoints": false},
-	}
-	got, err := Include("proxykit.proxy.noProxy", values)
+// A call with a Value renders the helpers that take one (include HELPER
+// VALUE): a string, a list or a map; any other value is refused.
+func TestAskValue(t *testing.T) {
+	got, err := Ask(nil, "", "", Call{Helper: "proxykit.noProxy.ipv4Range", Value: "10.96.0.0/12"},
+		Call{Helper: "proxykit.java.nonProxyHosts", Value: `.svc,"quoted",10.0.0.0/8`})
 	require.NoError(t, err)
-	assert.Equal(t, "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,[::1]", got)
-
-	_, err = Include("proxykit.proxy.noProxy", map[string]any{"cluster": map[string]any{"podCIDRs": "10.0.0.0/33"}})
-	require.Error(t, err)
-	assert.Equal(t, `proxykit: cluster.podCIDRs: "10.0.0.0/33" is not a valid CIDR (want e.g. 10.244.0.0/16 or fd00::/108)`, err.Error(),
-		"the library's own message, without Helm's template location")
-
-	_, err = Include(`proxykit.proxy.noProxy" . }}{{ "x`, nil)
+	assert.Equal(t, "10.96.0.0-10.111.255.255", got["proxykit.noProxy.ipv4Range"])
+	assert.Contains(t, got["proxykit.java.nonProxyHosts"], `|*.svc|\"quoted\"|`, "the value arrives as written, quotes and all")
+	_, err = Ask(nil, "", "", Call{Helper: "proxykit.noProxy.ipv4Range", Value: 42})
+	assert.EqualError(t, err, "proxykit: the value of proxykit.noProxy.ipv4Range: a int is neither a string nor a list or map")
+	_, err = Ask(nil, "", "", Call{Helper: `proxykit.proxy.noProxy" . }}{{ "x`})
 	assert.ErrorContains(t, err, "is not a proxykit helper name")
 }
 
@@ -69,11 +65,9 @@ func TestAsk(t *testing.T) {
 		"with a Service":            "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,web,[::1]",
 		"proxykit.proxy.secretName": "shop-proxy-credentials",
 	}, got)
-	for _, call := range []string{"proxykit.proxy.enabled", "proxykit.proxy.noProxy"} {
-		one, err := Include(call, values)
-		require.NoError(t, err)
-		assert.Equal(t, got[call], one, "Ask and Include agree")
-	}
+	one, err := Ask(values, "", "", Call{Helper: "proxykit.proxy.noProxy"})
+	require.NoError(t, err)
+	assert.Equal(t, got["proxykit.proxy.noProxy"], one["proxykit.proxy.noProxy"], "one call or four, one answer")
 
 	_, err = Ask(map[string]any{"cluster": map[string]any{"podCIDRs": "10.0.0.0/33"}}, "", "", Call{Helper: "proxykit.proxy.noProxy"})
 	assert.EqualError(t, err, `proxykit: cluster.podCIDRs: "10.0.0.0/33" is not a valid CIDR (want e.g. 10.244.0.0/16 or fd00::/108)`)

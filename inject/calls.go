@@ -1,13 +1,11 @@
 package inject
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
 	"strings"
 
-	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/cluster"
 	"github.com/proxykit/proxykit/manifest"
 )
@@ -89,15 +87,8 @@ func knownNamespaces(values map[string]any) ([]string, error) {
 	if c, _ := values["cluster"].(map[string]any); c["namespaces"] == nil {
 		return nil, nil // nothing to read: spare the render
 	}
-	out, err := proxykit.Call{Helper: "proxykit.cluster.facts", Values: values}.Include()
-	if err != nil {
-		return nil, err
-	}
-	var facts cluster.Facts
-	if err := json.Unmarshal([]byte(out), &facts); err != nil {
-		return nil, fmt.Errorf("proxykit.cluster.facts: %w", err)
-	}
-	return facts.Namespaces, nil
+	facts, err := manifest.ClusterFromValues(values)
+	return facts.Namespaces, err
 }
 
 // proxyHosts are the hosts of the proxy URLs the values give (proxy.http,

@@ -371,11 +371,12 @@ func serviceHosts(docs []document, opts Options) (string, []string, error) {
 	namespaces := slices.Sorted(maps.Keys(byNamespace))
 	var entries, services []string
 	for _, ns := range namespaces {
-		out, err := proxykit.Call{Helper: "proxykit.proxy.serviceHosts", Values: map[string]any{},
-			Args: map[string]any{"services": byNamespace[ns], "namespace": ns}}.Include()
+		call := proxykit.Call{Helper: "proxykit.proxy.serviceHosts", Args: map[string]any{"services": byNamespace[ns], "namespace": ns}}
+		answers, err := proxykit.Ask(map[string]any{}, "", "", call)
 		if err != nil {
 			return "", nil, err
 		}
+		out := answers[call.Helper]
 		entries = append(entries, out)
 		for _, name := range byNamespace[ns] {
 			services = append(services, ns+"/"+name)

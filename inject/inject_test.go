@@ -318,10 +318,10 @@ func withEntries(noProxy, entries string) string {
 func TestStreamRecord(t *testing.T) {
 	t.Parallel() // with credentials: a scrypt key per render, seconds under the race detector
 	record := func(valuesYAML string) string {
-		out, err := proxykit.Call{Helper: "proxykit.proxy.record", Values: values(t, valuesYAML)}.Include()
+		out, err := proxykit.Ask(values(t, valuesYAML), "", "", proxykit.Call{Helper: "proxykit.proxy.record"})
 		require.NoError(t, err)
-		require.NotEmpty(t, out)
-		return out
+		require.NotEmpty(t, out["proxykit.proxy.record"])
+		return out["proxykit.proxy.record"]
 	}
 	out, _ := run(t, plainValues, workloads, Options{Namespace: "shop"})
 	m := parse(t, out, "shop")

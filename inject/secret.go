@@ -59,14 +59,15 @@ func (inj *injection) secrets(docs []document, wanted map[string]*hookReaders, r
 	namespaces := slices.Sorted(maps.Keys(wanted))
 	var out []secret
 	for _, ns := range namespaces {
-		call := proxykit.Call{Helper: "proxykit.proxy.secret", Values: inj.values, Release: release, Namespace: ns}
+		call := proxykit.Call{Helper: "proxykit.proxy.secret"}
 		if wanted[ns].any {
 			call.Args = map[string]any{"annotations": hookSecret(wanted[ns])}
 		}
-		text, err := call.Include()
+		answers, err := proxykit.Ask(inj.values, release, ns, call)
 		if err != nil {
 			return nil, err
 		}
+		text := answers[call.Helper]
 		var object map[string]any
 		if err := yaml.Unmarshal([]byte(text), &object); err != nil {
 			return nil, fmt.Errorf("proxykit.proxy.secret: %w", err)

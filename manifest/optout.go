@@ -30,7 +30,9 @@ func PodOptOuts() map[string]string { return maps.Clone(libraryOptOuts()) }
 // libraryOptOuts reads the library's vocabulary once; callers must not change the map.
 func libraryOptOuts() map[string]string {
 	optOutsOnce.Do(func() {
-		out, err := proxykit.Include("proxykit.optOut.annotations", nil)
+		const helper = "proxykit.optOut.annotations"
+		answers, err := proxykit.Ask(nil, "", "", proxykit.Call{Helper: helper})
+		out := answers[helper]
 		if err == nil {
 			var v struct {
 				Pod            map[string]string

@@ -18,10 +18,12 @@ var ProxyVariables = []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_pro
 // proxykit library reads them (it renders the library's proxykit.cluster.facts),
 // with the library's checks: a bad CIDR is an error naming the key.
 func ClusterFromValues(values map[string]any) (cluster.Facts, error) {
-	out, err := proxykit.Include("proxykit.cluster.facts", values)
+	const helper = "proxykit.cluster.facts"
+	answers, err := proxykit.Ask(values, "", "", proxykit.Call{Helper: helper})
 	if err != nil {
 		return cluster.Facts{}, err
 	}
+	out := answers[helper]
 	var facts cluster.Facts
 	if err := json.Unmarshal([]byte(out), &facts); err != nil {
 		return cluster.Facts{}, fmt.Errorf("manifest: the library's cluster facts are not JSON: %w: %s", err, out)
@@ -35,11 +37,12 @@ func ClusterFromValues(values map[string]any) (cluster.Facts, error) {
 // manifests from Parse or FromObjects, so that Check expects what the library
 // emits (no HTTPS_PROXY when no https proxy is set).
 func VariablesFromValues(values map[string]any) ([]string, error) {
-	out, err := proxykit.Include("proxykit.proxy.env", values)
+	const helper = "proxykit.proxy.env"
+	answers, err := proxykit.Ask(values, "", "", proxykit.Call{Helper: helper})
 	if err != nil {
 		return nil, err
 	}
-	return VariablesOf(out)
+	return VariablesOf(answers[helper])
 }
 
 // VariablesOf lists the proxy variables of an env list the library rendered

@@ -47,10 +47,12 @@ type JavaSkipped struct {
 // with the library's proxykit.java.nonProxyHosts, the translation that
 // JAVA_TOOL_OPTIONS carries: "|"-separated patterns, and the entries left out.
 func JavaNonProxyHosts(noProxy string) (string, []JavaSkipped, error) {
-	out, err := proxykit.IncludeValue("proxykit.java.nonProxyHosts", noProxy)
+	const helper = "proxykit.java.nonProxyHosts"
+	answers, err := proxykit.Ask(nil, "", "", proxykit.Call{Helper: helper, Value: noProxy})
 	if err != nil {
 		return "", nil, err
 	}
+	out := answers[helper]
 	var parsed struct {
 		NonProxyHosts string        `json:"nonProxyHosts"`
 		Skipped       []JavaSkipped `json:"skipped"`

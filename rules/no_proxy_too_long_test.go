@@ -32,7 +32,7 @@ func TestRuleNoProxyTooLong(t *testing.T) {
 // The kernel's limit for one environment string is one number: the library's,
 // which its templates check NO_PROXY against, and the Go packages'.
 func TestEnvStringLimitIsTheLibrarys(t *testing.T) {
-	out, err := proxykit.Include("proxykit.resolve.envStringLimit", nil)
+	out, err := proxykit.Ask(nil, "", "", proxykit.Call{Helper: "proxykit.resolve.envStringLimit"})
 	require.NoError(t, err)
-	assert.Equal(t, strconv.Itoa(manifest.MaxEnvString), out)
+	assert.Equal(t, strconv.Itoa(manifest.MaxEnvString), out["proxykit.resolve.envStringLimit"])
 }

@@ -131,8 +131,7 @@ func TestProxyPoliciesNative(t *testing.T) {
 func TestProxyPoliciesMergeDropsPublicEntriesLast(t *testing.T) {
 	java := strings.Replace(fixture.PolicyValuesPlain, "proxy:\n", "proxy:\n  runtimes: [java]\n", 1)
 	merged := java + "policy: {mergeNoProxy: true}\n"
-	table, err := proxykit.Call{Helper: "proxykit.noProxy.icannSuffixes"}.Include()
-	require.NoError(t, err)
+	table := fixture.Include(t, nil, proxykit.Call{Helper: "proxykit.noProxy.icannSuffixes"})
 
 	policy := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, merged), "inject-proxy-env")
 	require.Len(t, policy.Spec.Mutations, 2, "the env and the record, then the drop")

@@ -15,14 +15,16 @@ import (
 
 // proxykit.labels: one label block for the library's Secrets and every chart's objects.
 func TestLabels(t *testing.T) {
-	out, err := proxykit.Call{Helper: "proxykit.labels", Release: "shop"}.Include()
+	answers, err := proxykit.Ask(nil, "shop", "", proxykit.Call{Helper: "proxykit.labels"})
 	require.NoError(t, err)
+	out := answers["proxykit.labels"]
 	var labels map[string]string
 	require.NoError(t, yaml.Unmarshal([]byte(out), &labels))
 	assert.Equal(t, map[string]string{"app.kubernetes.io/managed-by": "Helm", "app.kubernetes.io/part-of": "proxykit"}, labels)
 
-	out, err = proxykit.Call{Helper: "proxykit.labels", Release: "0123", Args: map[string]any{"name": "proxy-policies"}}.Include()
+	answers, err = proxykit.Ask(nil, "0123", "", proxykit.Call{Helper: "proxykit.labels", Args: map[string]any{"name": "proxy-policies"}})
 	require.NoError(t, err)
+	out = answers["proxykit.labels"]
 	require.NoError(t, yaml.Unmarshal([]byte(out), &labels))
 	assert.Equal(t, map[string]string{"app.kubernetes.io/name": "proxy-policies", "app.kubernetes.io/instance": "0123",
 		"app.kubernetes.io/managed-by": "Helm", "app.kubernetes.io/part-of": "proxykit"}, labels, "a release named by digits stays a string")

@@ -237,13 +237,11 @@ func TestIPv4Range(t *testing.T) {
 				last[i] |= byte(1<<min(hostBits, 8) - 1)
 			}
 		}
-		got, err := proxykit.IncludeValue("proxykit.noProxy.ipv4Range", cidr)
-		require.NoError(t, err)
+		got := fixture.Include(t, nil, proxykit.Call{Helper: "proxykit.noProxy.ipv4Range", Value: cidr})
 		assert.Equal(t, p.Addr().String()+"-"+netip.AddrFrom4(last).String(), got, cidr)
 	}
 	for _, notIPv4 := range []string{"fd00::/8", "10.0.0.0/33", "10.0.0.0", "example.com", "10.0.0.0/8/8"} {
-		got, err := proxykit.IncludeValue("proxykit.noProxy.ipv4Range", notIPv4)
-		require.NoError(t, err)
+		got := fixture.Include(t, nil, proxykit.Call{Helper: "proxykit.noProxy.ipv4Range", Value: notIPv4})
 		assert.Empty(t, got, notIPv4)
 	}
 }

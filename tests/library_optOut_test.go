@@ -17,8 +17,7 @@ import (
 // proxytest (and so check, audit and inject) honours and what the policies of
 // proxy-policies exclude.
 func TestOptOutVocabularyIsTheLibrarys(t *testing.T) {
-	out, err := proxykit.Include("proxykit.optOut.annotations", nil)
-	require.NoError(t, err)
+	out := fixture.Include(t, nil, proxykit.Call{Helper: "proxykit.optOut.annotations"})
 	var v struct {
 		Pod            map[string]string
 		SkipContainers string

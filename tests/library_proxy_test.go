@@ -109,8 +109,7 @@ func TestEnvValues(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			values, err := chartutil.ReadValues([]byte(c.values))
 			require.NoError(t, err)
-			out, err := proxykit.Include("proxykit.proxy.envValues", values)
-			require.NoError(t, err)
+			out := fixture.Include(t, values, proxykit.Call{Helper: "proxykit.proxy.envValues"})
 			var got map[string]string
 			require.NoError(t, json.Unmarshal([]byte(out), &got))
 			assert.Equal(t, c.want, got)

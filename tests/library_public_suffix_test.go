@@ -47,8 +47,7 @@ func TestNoProxyRefusesPublicSuffixes(t *testing.T) {
 func TestPublicSuffixLibraryAgreesWithGo(t *testing.T) {
 	names := []string{"com", "io", "app", "dev", "security", "co.uk", "com.au", "ck", "foo.ck", "www.ck", "github.io", "vercel.app",
 		"herokuapp.com", "svc", "cluster.local", "local", "internal", "kubernetes", "example.com", "googleapis.com", "aichi.jp", "kawasaki.jp", "x.kawasaki.jp"}
-	table, err := proxykit.Call{Helper: "proxykit.noProxy.publicSuffixes"}.Include()
-	require.NoError(t, err)
+	table := fixture.Include(t, nil, proxykit.Call{Helper: "proxykit.noProxy.publicSuffixes"})
 	var rules map[string]string
 	require.NoError(t, json.Unmarshal([]byte(table), &rules))
 	assert.Greater(t, len(rules), 7000)
@@ -59,13 +58,11 @@ func TestPublicSuffixLibraryAgreesWithGo(t *testing.T) {
 		}
 		names = append(names, name)
 	}
-	out, err := proxykit.Call{Helper: "proxykit.noProxy.publicSuffix", Args: map[string]any{"names": names}}.Include()
-	require.NoError(t, err)
+	out := fixture.Include(t, nil, proxykit.Call{Helper: "proxykit.noProxy.publicSuffix", Args: map[string]any{"names": names}})
 	answers := map[string]string{}
 	require.NoError(t, json.Unmarshal([]byte(out), &answers))
 	words := map[cluster.Suffix]string{cluster.SuffixNone: "", cluster.SuffixICANN: "icann", cluster.SuffixPrivate: "private"}
-	bars, err := proxykit.Call{Helper: "proxykit.noProxy.icannSuffixes"}.Include()
-	require.NoError(t, err)
+	bars := fixture.Include(t, nil, proxykit.Call{Helper: "proxykit.noProxy.icannSuffixes"})
 	for _, name := range names {
 		assert.Equal(t, words[cluster.PublicSuffix(name)], answers[name], name)
 		assert.Equal(t, cluster.PublicSuffix(name) == cluster.SuffixICANN, barsHold(bars, name), "icannSuffixes: %s", name)

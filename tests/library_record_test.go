@@ -22,9 +22,9 @@ func TestRecord(t *testing.T) {
 		t.Helper()
 		v, err := chartutil.ReadValues([]byte(values))
 		require.NoError(t, err)
-		out, err := proxykit.Call{Helper: "proxykit.proxy.record", Values: v, Release: release, Namespace: release}.Include()
+		out, err := proxykit.Ask(v, release, release, proxykit.Call{Helper: "proxykit.proxy.record"})
 		require.NoError(t, err)
-		return out
+		return out["proxykit.proxy.record"]
 	}
 	first := record(t, base, "one")
 	assert.Regexp(t, regexp.MustCompile(`^v1-[0-9a-f]{32}$`), first)

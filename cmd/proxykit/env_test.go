@@ -21,9 +21,10 @@ func TestEnvIsTheLibrarysEnvFile(t *testing.T) {
 	url := `http://u:it's%40export%20'x'@proxy.corp:3128`
 	values := filepath.Join(t.TempDir(), "v.yaml")
 	require.NoError(t, os.WriteFile(values, []byte("proxy: {http: \""+url+"\"}\ncluster: {serviceCIDRs: [10.96.0.0/12]}\n"), 0o600))
-	envFile, err := proxykit.Include("proxykit.systemd.envFile", map[string]any{
-		"proxy": map[string]any{"http": url}, "cluster": map[string]any{"serviceCIDRs": []any{"10.96.0.0/12"}}})
+	answers, err := proxykit.Ask(map[string]any{
+		"proxy": map[string]any{"http": url}, "cluster": map[string]any{"serviceCIDRs": []any{"10.96.0.0/12"}}}, "", "", proxykit.Call{Helper: "proxykit.systemd.envFile"})
 	require.NoError(t, err)
+	envFile := answers["proxykit.systemd.envFile"]
 
 	code, shell, stderr := runCLI(t, "", "env", "-f", values, "--format", "shell")
 	require.Equal(t, 0, code, stderr)

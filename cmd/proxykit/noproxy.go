@@ -50,9 +50,9 @@ func include(v *valueFlags, helper string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := proxykit.Include(helper, vals)
+	answers, err := proxykit.Ask(vals, "", "", proxykit.Call{Helper: helper})
 	if err != nil {
 		return "", usagef("%v", err)
 	}
-	return out, nil
+	return answers[helper], nil
 }

@@ -124,8 +124,7 @@ func (c admissionCell) javaOptions(t testing.TB) string {
 	}
 	var values map[string]any
 	require.NoError(t, fixture.YAMLUnmarshal(c.values(c.password()), &values))
-	options, err := proxykit.Include("proxykit.java.options", values)
-	require.NoError(t, err)
+	options := fixture.Include(t, values, proxykit.Call{Helper: "proxykit.java.options"})
 	require.Contains(t, options, "-Dhttp.proxyHost="+c.proxyHost()+" ")
 	require.NotContains(t, options, "svc-user", "no credential in the JVM's flags")
 	if c.config == configTrustedCA {

@@ -364,8 +364,7 @@ networking:
 		assert.NotContains(t, values, "\nproxy:")
 		assert.Contains(t, stderr, `spec.providerID "aws\nproxy:`, "the warning quotes the text")
 		// the library reads the file as Helm would: no proxy from the cluster
-		out, err := proxykit.Include("proxykit.proxy.config", parsed)
-		require.NoError(t, err)
+		out := fixture.Include(t, parsed, proxykit.Call{Helper: "proxykit.proxy.config"})
 		assert.NotContains(t, out, "evil.example")
 	})
 

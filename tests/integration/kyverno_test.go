@@ -129,8 +129,7 @@ func TestKyvernoJavaToolOptions(t *testing.T) {
 	values := strings.Replace(fixture.PolicyValuesPlain, "proxy:\n", "proxy:\n  runtimes: [java]\n", 1) + "policy: {overrideExisting: true}\n"
 	var parsed map[string]any
 	require.NoError(t, fixture.YAMLUnmarshal(values, &parsed))
-	flags, err := proxykit.Include("proxykit.java.options", parsed)
-	require.NoError(t, err)
+	flags := fixture.Include(t, parsed, proxykit.Call{Helper: "proxykit.java.options"})
 	proxyEnv := append(append([]corev1.EnvVar{}, fixture.PolicyProxyEnv...), fixture.Val("JAVA_TOOL_OPTIONS", flags))
 	own := fixture.Pod("own-java", "apps", nil,
 		fixture.Ctr("app", fixture.Val("JAVA_TOOL_OPTIONS", "-Xmx64m"), fixture.Val("HTTP_PROXY", "http://own:8080")),

@@ -130,8 +130,7 @@ func TestContainerdPullsThroughTheDropIn(t *testing.T) {
 			"proxy":   map[string]any{"http": proxyURL, "https": proxyURL, "noProxy": p.noProxy},
 			"cluster": map[string]any{"podCIDRs": []any{"10.244.0.0/16"}, "serviceCIDRs": []any{"10.96.0.0/12"}, "apiServer": "10.96.0.1", "metadataEndpoints": false},
 		}
-		dropIn, err := proxykit.Include("proxykit.systemd.dropIn", values)
-		require.NoError(t, err)
+		dropIn := fixture.Include(t, values, proxykit.Call{Helper: "proxykit.systemd.dropIn"})
 		env, _ := systemdEnvironment(t, dropIn)
 		require.Equal(t, proxyURL, env["HTTP_PROXY"], "systemd gives containerd the URL byte for byte:\n%s", dropIn)
 		raw, err := json.Marshal(env)

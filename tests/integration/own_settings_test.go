@@ -72,8 +72,7 @@ func TestOwnSettingsAreOneBehaviour(t *testing.T) {
 				"policy: {overrideExisting: " + yesNo(r.Override) + ", mergeNoProxy: " + yesNo(r.MergeNoProxy) + "}\n"
 			var parsed map[string]any
 			require.NoError(t, fixture.YAMLUnmarshal(values, &parsed))
-			flags, err := proxykit.Include("proxykit.java.options", parsed)
-			require.NoError(t, err)
+			flags := fixture.Include(t, parsed, proxykit.Call{Helper: "proxykit.java.options"})
 			want := append(append([]corev1.EnvVar{}, fixture.PolicyProxyEnv...), fixture.Val("JAVA_TOOL_OPTIONS", flags))
 
 			rendered := fixture.Render(t, fixture.ProxyPolicies, values)

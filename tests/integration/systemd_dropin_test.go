@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/tests/fixture"
 )
 
 // The systemd drop-in the nodes get, read by systemd's own parser
@@ -35,7 +36,8 @@ func TestSystemdDropInThroughSystemdsParser(t *testing.T) {
 				"proxy":   map[string]any{"http": proxyURL, "https": proxyURL, "runtimes": []any{"java", "node"}},
 				"cluster": map[string]any{"podCIDRs": []any{"10.244.0.0/16"}, "serviceCIDRs": []any{"10.96.0.0/12"}, "apiServer": "10.96.0.1"},
 			}
-			dropIn, err := proxykit.Include("proxykit.systemd.dropIn", values)
+			answers, err := proxykit.Ask(values, "", "", proxykit.Call{Helper: "proxykit.systemd.dropIn"})
+			dropIn := answers["proxykit.systemd.dropIn"]
 			if err != nil { // a URL no client reads alike: refused, naming the key, never shown
 				refused++
 				assert.Contains(t, err.Error(), "proxy.http")
@@ -43,10 +45,8 @@ func TestSystemdDropInThroughSystemdsParser(t *testing.T) {
 				return
 			}
 			read++
-			noProxy, err := proxykit.Include("proxykit.proxy.noProxy", values)
-			require.NoError(t, err)
-			javaOptions, err := proxykit.Include("proxykit.java.options", values)
-			require.NoError(t, err)
+			noProxy := fixture.Include(t, values, proxykit.Call{Helper: "proxykit.proxy.noProxy"})
+			javaOptions := fixture.Include(t, values, proxykit.Call{Helper: "proxykit.java.options"})
 
 			got, log := systemdEnvironment(t, dropIn)
 			want := map[string]string{"HTTP_PROXY": proxyURL, "HTTPS_PROXY": proxyURL, "NO_PROXY": noProxy,
