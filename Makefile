@@ -147,10 +147,10 @@ $(CRDS): tools/crds/go.mod tools/crds/go.sum
 	cd tools/crds && $(GO) mod download sigs.k8s.io/cluster-api github.com/projectcalico/calico
 	@touch $@
 
-# the modules whose published charts the inject tests run (metrics-server's, external-secrets')
+# the modules whose published charts the inject tests run (metrics-server's, external-secrets', ingress-nginx's)
 $(CHARTS): tools/charts/go.mod tools/charts/go.sum
 	@mkdir -p $(BIN)
-	cd tools/charts && $(GO) mod download sigs.k8s.io/metrics-server github.com/external-secrets/external-secrets
+	cd tools/charts && $(GO) mod download sigs.k8s.io/metrics-server github.com/external-secrets/external-secrets k8s.io/ingress-nginx
 	@touch $@
 
 ## krew: the kubectl plugin's archives for Linux and macOS (amd64, arm64) and its krew

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,7 +25,17 @@ var (
 	hostAfterUserInfo = regexp.MustCompile(`(?i)^(\[[0-9a-f:.]+\]|[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9])?\.?)(?::(\d{1,5}))?`)
 	// hostPortPattern: host:port standing alone (between quotes, after = or a
 	// space ...), so that an image tag (nginx:1.25) or a time (12:30) is not one.
-	hostPortPattern = regexp.MustCompile(`(?i)(?:^|[\s"'=,;(\[{])((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.?):(\d{2,5})(?:$|[\s"',;)\]}/])`)
+	// The delimiter after the port is checked by hand (hostPortEnd), not
+	// matched, so that it may start the next one: a,b in host:1,host:2.
+	hostPortPattern = regexp.MustCompile(`(?i)(?:^|[\s"'=,;(\[{])((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.?):(\d{2,5})`)
+	// hostPortArgs: a host and a port as two words of a command that takes
+	// them so (nc -z mysql.db 3306, telnet, ncat, netcat).
+	hostPortArgs = regexp.MustCompile(`(?i)\b(?:nc|ncat|netcat|telnet)(?:\s+-[a-z]+)*\s+((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)\s+(\d{2,5})\b`)
+	// xmlAttribute: name="value" in a tag.
+	xmlAttribute = regexp.MustCompile(`([A-Za-z_][A-Za-z0-9_.:-]*)="([^"]*)"`)
+	// nginxUpstream names an upstream block, which proxy_pass calls by that
+	// name: http://backend is no host.
+	nginxUpstream = regexp.MustCompile(`(?m)^\s*upstream\s+([A-Za-z0-9_.-]+)\s*\{`)
 	// linePair: key = value, key: value (INI, properties, plain YAML-ish lines).
 	linePair = regexp.MustCompile(`^\s*([A-Za-z0-9_.\-]+)\s*[=:]\s*"?([^"#;]*?)"?\s*$`)
 	// hostKey names a key whose value is a host: host, hostname, server,
@@ -72,7 +83,7 @@ func scanText(text string) []found {
 // commentLine tells a line that is a comment as a whole.
 func commentLine(line string) bool {
 	trimmed := strings.TrimSpace(line)
-	return strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, ";") || strings.HasPrefix(trimmed, "//")
+	return strings.HasPrefix(trimmed, "#") || strings.HasPrefix(trimmed, ";") || strings.HasPrefix(trimmed, "//") || strings.HasPrefix(trimmed, "<!--")
 }
 
 // secretLine tells whether a line sets a key or flag named as a credential.
@@ -125,10 +136,16 @@ func scanLine(text string) []found {
 		}
 	}
 	rest := string(blank)
-	for _, m := range hostPortPattern.FindAllStringSubmatch(rest, -1) {
-		if keyAlgorithms[strings.ToLower(m[1])] {
+	for _, m := range hostPortPattern.FindAllStringSubmatchIndex(rest, -1) {
+		host, port := rest[m[2]:m[3]], rest[m[4]:m[5]]
+		if keyAlgorithms[strings.ToLower(host)] || !hostPortEnd(rest[m[5]:]) {
 			continue
 		}
+		if f, ok := newFound(host, port, ""); ok {
+			out = append(out, f)
+		}
+	}
+	for _, m := range hostPortArgs.FindAllStringSubmatch(rest, -1) {
 		if f, ok := newFound(m[1], m[2], ""); ok {
 			out = append(out, f)
 		}
@@ -140,6 +157,12 @@ func scanLine(text string) []found {
 		}
 	}
 	return out
+}
+
+// hostPortEnd tells whether what follows a host:port ends it: the end, a
+// space, a quote or a separator (not nginx:1.25's ".", nor 12:30's more digits).
+func hostPortEnd(after string) bool {
+	return after == "" || strings.ContainsAny(after[:1], " \t\r\n\"',;)]}/")
 }
 
 // newFound checks a host and port as read: a name with a letter in it (12:30 is
@@ -199,9 +222,42 @@ func scanFile(content string) []found {
 		if m := linePair.FindStringSubmatch(line); m != nil {
 			section[m[1]] = strings.TrimSpace(m[2])
 		}
+		out = append(out, xmlAttributes(line, section)...)
 	}
 	flush()
-	return out
+	return withoutUpstreams(content, out)
+}
+
+// xmlAttributes reads a tag's attributes: name="K" value="V" is the pair K = V
+// of the section (a Tomcat Parameter, a Spring property); other attributes
+// are read as one tag's pairs (a Connector's host= and port=).
+func xmlAttributes(line string, section map[string]string) []found {
+	attrs := map[string]string{}
+	for _, m := range xmlAttribute.FindAllStringSubmatch(line, -1) {
+		attrs[m[1]] = m[2]
+	}
+	if name, value := attrs["name"], attrs["value"]; name != "" && value != "" && !SecretName(name) {
+		section[name] = value
+		return nil
+	}
+	for k := range attrs {
+		if SecretName(k) {
+			delete(attrs, k)
+		}
+	}
+	return neighbours(attrs)
+}
+
+// withoutUpstreams drops the hosts that are an nginx upstream's name, which
+// proxy_pass calls by it: the servers inside the block are the calls.
+func withoutUpstreams(content string, calls []found) []found {
+	upstreams := nginxUpstream.FindAllStringSubmatch(content, -1)
+	if len(upstreams) == 0 {
+		return calls
+	}
+	return slices.DeleteFunc(calls, func(f found) bool {
+		return f.port == "" && slices.ContainsFunc(upstreams, func(m []string) bool { return strings.EqualFold(m[1], f.host) })
+	})
 }
 
 // walk collects the calls of a decoded YAML tree.

@@ -118,6 +118,9 @@ func TestInjectUnownedCharts(t *testing.T) {
 			[]string{"metrics-server"}},
 		{"external-secrets", unownedChart(t, "github.com/external-secrets/external-secrets", "charts", "deploy/charts/external-secrets"), "external-secrets", []string{"--set", "installCRDs=false"},
 			[]string{"external-secrets-webhook"}},
+		// admission webhook certificates made by hook Jobs, a controller that calls its own admission Service
+		{"ingress-nginx", unownedChart(t, "k8s.io/ingress-nginx", "charts", "charts/ingress-nginx"), "ingress-nginx", nil,
+			[]string{"ingress-nginx-controller-admission"}},
 	}
 	for _, values := range []struct{ name, text string }{{"plain", injectValuesPlain}, {"credentials", injectValuesCredentials}} {
 		file := filepath.Join(t.TempDir(), "proxy-values.yaml")
