@@ -334,3 +334,39 @@ func TestClusterProxyBottlerocketSettings(t *testing.T) {
 	assert.Contains(t, err, "proxy.relay")
 	assert.NotContains(t, err, fixture.LeakMarker)
 }
+
+// The EKS user data: the drop-ins (and a NodeConfig with eks.cluster) in a
+// MIME multipart Secret; off by default. Credentials are refused (user data is
+// readable from the instance metadata service), and so are a NodeConfig field
+// nodeadm lacks, a service CIDR NO_PROXY lacks, and an API server endpoint
+// NO_PROXY does not list, each naming its key. nodeadm's types, MIME and
+// systemd read it in tests/distros.
+func TestClusterProxyEKSUserData(t *testing.T) {
+	const eks = "clusterName: wc1\neks: {enabled: true, cluster: {name: wc1, apiServerEndpoint: \"https://ABC.gr7.eu-west-1.eks.amazonaws.com\", cidr: 10.96.0.0/12}}\n"
+	values := eks + strings.Replace(fixture.PlainProxy, "apiServer: 10.96.0.1", "apiServer: abc.gr7.eu-west-1.eks.amazonaws.com", 1)
+	r := fixture.Render(t, fixture.ClusterProxy, values)
+	assert.Equal(t, []string{"Secret/wc1-eks-proxy@" + fixture.Namespace}, objectsBySource(r)["templates/eks-userdata-secret.yaml"])
+	userData := string(proxytest.Get[corev1.Secret](t, r, "wc1-eks-proxy").Data["userData"])
+	dropIn := string(proxytest.Get[corev1.Secret](t, r, "wc1-systemd-proxy").Data["containerdProxy"])
+	assert.True(t, strings.HasPrefix(userData, "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="), userData)
+	assert.Contains(t, userData, "Content-Type: application/node.eks.aws\n\napiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\n")
+	assert.Contains(t, userData, "#cloud-config\n")
+	assert.Equal(t, 2, strings.Count(userData, strings.ReplaceAll(strings.TrimSpace(dropIn), "\n", "\n    ")), "containerd's and the kubelet's drop-in, as Cluster API's")
+
+	karpenter := fixture.Render(t, fixture.ClusterProxy, strings.Replace(values, ", cluster: {name: wc1, apiServerEndpoint: \"https://ABC.gr7.eu-west-1.eks.amazonaws.com\", cidr: 10.96.0.0/12}", "", 1))
+	assert.NotContains(t, string(proxytest.Get[corev1.Secret](t, karpenter, "wc1-eks-proxy").Data["userData"]), "NodeConfig", "without eks.cluster no NodeConfig: Karpenter and managed node groups write their own")
+	assert.False(t, fixture.Has(fixture.Render(t, fixture.ClusterProxy, "clusterName: wc1\n"+fixture.PlainProxy), "Secret", "wc1-eks-proxy"), "off by default")
+
+	for bad, key := range map[string]string{
+		strings.Replace(values, "cidr: 10.96.0.0/12", "cidr: 172.20.0.0/16", 1):                   "eks.cluster.cidr 172.20.0.0/16 is not among cluster.serviceCIDRs",
+		strings.Replace(values, "name: wc1,", "name: wc1, ipFamily: ipv6,", 1):                    "eks.cluster.ipFamily is no field of nodeadm's NodeConfig",
+		strings.Replace(values, "apiServer: abc.gr7", "apiServer: other.gr7", 1):                   "eks.cluster.apiServerEndpoint: the nodes call the API server by ABC.gr7.eu-west-1.eks.amazonaws.com",
+		eks + "proxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n": "eks.enabled: the drop-ins carry the proxy URLs",
+	} {
+		assert.Contains(t, fixture.RenderError(t, fixture.ClusterProxy, bad), "cluster-proxy: "+key)
+	}
+	err := fixture.RenderError(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "wc1", "eks": map[string]any{"enabled": true}}))
+	assert.Contains(t, err, "eks.enabled")
+	assert.Contains(t, err, "proxy.relay")
+	assert.NotContains(t, err, fixture.LeakMarker)
+}

@@ -116,9 +116,16 @@ func nodeValues(flag, proxyURL, ca string, httpsOnly bool) string {
 // direct; the outside, and the registry on another port, through the proxy.
 func judgeNoProxy(t *testing.T, label, httpURL, httpsURL, noProxy string) {
 	t.Helper()
+	judgeNoProxyFor(t, label, "https://10.0.0.10:6443", httpURL, httpsURL, noProxy)
+}
+
+// judgeNoProxyFor is judgeNoProxy for a cluster whose API server is apiServer
+// (a URL).
+func judgeNoProxyFor(t *testing.T, label, apiServer, httpURL, httpsURL, noProxy string) {
+	t.Helper()
 	decide := (&httpproxy.Config{HTTPProxy: httpURL, HTTPSProxy: httpsURL, NoProxy: noProxy}).ProxyFunc()
 	for target, direct := range map[string]bool{
-		"https://10.0.0.10:6443":                  true, // the API server
+		apiServer:                                 true,
 		"https://10.96.0.1":                       true, // the kubernetes Service
 		"https://kubernetes.default.svc":          true,
 		"http://10.244.3.7:8080":                  true, // a Pod
