@@ -56,3 +56,13 @@ func (inj *injection) configMapPods(doc document, o containerOptions) (bool, int
 	}
 	return changed, injected, notes, nil
 }
+
+// runTimeNotes name the containers an object keeps for Pods a program makes
+// at run time (manifest.RunTimeTemplates), which no post-renderer reaches.
+func runTimeNotes(doc document) []string {
+	var out []string
+	for _, place := range manifest.RunTimeTemplates(doc.object) {
+		out = append(out, fmt.Sprintf("%s/%s holds containers (%s) that a program makes Pods from at run time: inject cannot reach those Pods; proxy-policies gives them the proxy at admission", doc.kind(), doc.meta("name"), place))
+	}
+	return out
+}

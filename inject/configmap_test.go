@@ -1,6 +1,7 @@
 package inject
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -60,4 +61,39 @@ data:
 	other := m.Find("ConfigMap", "other")
 	assert.Empty(t, other.Annotation(AnnotationNotes))
 	assert.Contains(t, out, "note.txt: \"a kind: Pod with containers, in prose\"", "a value that is no manifest stays as it was written")
+}
+
+// Containers kept for Pods a program makes at run time (a custom resource's,
+// an agent template in a JCasC file) are named in a note on their object, with
+// the policies' advice; nothing in them is changed.
+func TestStreamNamesRunTimeTemplates(t *testing.T) {
+	stream := `apiVersion: monitoring.coreos.com/v1
+kind: Prometheus
+metadata: {name: k8s, namespace: monitoring}
+spec:
+  containers:
+    - {name: config-reloader, image: reloader:1}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: jenkins-jcasc, namespace: monitoring}
+data:
+  jcasc.yaml: |
+    jenkins:
+      clouds:
+        - kubernetes:
+            templates:
+              - name: agent
+                containers:
+                  - {name: jnlp, image: inbound-agent:3}
+`
+	out, result := run(t, plainValues, stream, Options{Namespace: "monitoring"})
+	notes := strings.Join(result.Notes, "\n")
+	assert.Contains(t, notes, "Prometheus/k8s holds containers (.spec.containers) that a program makes Pods from at run time: inject cannot reach those Pods; proxy-policies gives them the proxy at admission")
+	assert.Contains(t, notes, "ConfigMap/jenkins-jcasc holds containers (key jcasc.yaml: .jenkins.clouds[0].kubernetes.templates[0].containers)")
+	m := parse(t, out, "monitoring")
+	assert.Contains(t, m.Find("Prometheus", "k8s").Content["metadata"].(map[string]any)["annotations"].(map[string]any)[AnnotationNotes], "makes Pods from at run time")
+	assert.NotContains(t, out, "HTTP_PROXY", "nothing injected into them")
+	again, _ := run(t, plainValues, out, Options{Namespace: "monitoring"})
+	assert.Equal(t, out, again, "injecting twice equals injecting once")
 }

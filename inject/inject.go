@@ -301,6 +301,7 @@ func (p *plan) document(doc document, wanted map[string]*hookReaders, result *Re
 		} else if doc.kind() == "ConfigMap" {
 			changed, n, own, err = p.inj.configMapPods(doc, o)
 		}
+		own = append(own, runTimeNotes(doc)...)
 		result.Notes = append(result.Notes, own...)
 		notes = append(own, notes...)
 		if err != nil {
