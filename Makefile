@@ -215,7 +215,7 @@ test: tools yamllint node-modules $(TESTTIMES)
 	@rm -f $(BIN)/test-times.json
 	$(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -count=1 -race $(UNIT_PACKAGES)
 	@# the render tests and the integration suites in one run: go test overlaps the two packages
-	$(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -count=1 -tags integration -parallel 4 -timeout $(TEST_TIMEOUT) ./tests/ ./tests/integration/
+	$(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -count=1 -tags integration -parallel 4 -timeout $(TEST_TIMEOUT) ./tests/ ./tests/harness/ ./tests/harness/systemdenv/ ./tests/integration/
 	cd examples/consumer-app && $(GO) test -count=1 ./...
 	cd tests/distros && $(GO) test -count=1 ./...
 	@$(TESTTIMES) -report $(BIN)/test-times.json

@@ -2,15 +2,14 @@ package distros
 
 import (
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/coreos/butane/config"
 	"github.com/coreos/butane/config/common"
 	ignition "github.com/coreos/ignition/v2/config/v3_4"
+
+	"github.com/proxykit/proxykit/tests/harness/systemdenv"
 )
 
 // The Butane config cluster-proxy renders for Flatcar is translated by
@@ -65,32 +64,10 @@ func TestFlatcarButane(t *testing.T) {
 	}
 }
 
-// systemdEnvironment is the environment systemd gives a unit with dropIn, as
-// systemd-analyze verify loads it.
+// systemdEnvironment is the environment systemd gives a unit with dropIn: the
+// node suites' reader (tests/harness/systemdenv).
 func systemdEnvironment(t *testing.T, dropIn string) map[string]string {
 	t.Helper()
-	dir := t.TempDir()
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(os.WriteFile(filepath.Join(dir, "proxied.service"), []byte("[Unit]\nDescription=proxied\n[Service]\nExecStart=/bin/true\n"), 0o644))
-	must(os.MkdirAll(filepath.Join(dir, "proxied.service.d"), 0o755))
-	must(os.WriteFile(filepath.Join(dir, "proxied.service.d", "http-proxy.conf"), []byte(dropIn), 0o644))
-	cmd := exec.Command("systemd-analyze", "verify", "--man=no", "./proxied.service")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SYSTEMD_LOG_LEVEL=debug")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("systemd-analyze verify: %v (`make debian-packages` installs systemd)", err)
-	}
-	env := map[string]string{}
-	for _, line := range strings.Split(string(out), "\n") {
-		if kv, ok := strings.CutPrefix(strings.TrimSpace(line), "Environment: "); ok {
-			name, value, _ := strings.Cut(kv, "=")
-			env[name] = value
-		}
-	}
+	env, _ := systemdenv.Environment(t, dropIn)
 	return env
 }

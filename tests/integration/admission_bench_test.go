@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // BenchmarkAdmissionLatency measures Pod CREATE through the loopback API server,
@@ -38,11 +39,11 @@ import (
 // -benchtime 1x): every iteration is a full measurement.
 func BenchmarkAdmissionLatency(b *testing.B) {
 	const rounds, podsPerEngine = 4, 200
-	cp := startControlPlane(b)
+	cp := harness.StartControlPlane(b)
 	objects := newObjectClient(b, cp)
 	startKyverno(b, cp, objects)
 	for _, ns := range []string{fixture.Namespace, "apps"} {
-		cp.ensureNamespace(b, ns)
+		cp.EnsureNamespace(b, ns)
 	}
 	engines := append([]admissionEngine{{name: "none"}, {name: floorEngine, native: true}, {name: kyvernoFloorEngine}}, admissionEngines...)
 	for i := 0; i < b.N; i++ {
@@ -65,7 +66,7 @@ func BenchmarkAdmissionLatency(b *testing.B) {
 // measureAdmission installs the engine (none: nothing), waits until it injects,
 // creates n Pods one after another and returns each CREATE's latency, then
 // uninstalls and waits until nothing injects.
-func measureAdmission(b *testing.B, cp *controlPlane, objects *objectClient, engine admissionEngine, id string, n int) []time.Duration {
+func measureAdmission(b *testing.B, cp *harness.ControlPlane, objects *objectClient, engine admissionEngine, id string, n int) []time.Duration {
 	ctx := context.Background()
 	cell := admissionCell{engine: engine, config: configPlain, failurePolicy: "Ignore", id: "bench-" + id}
 	rel := e2eRelease{cell.release(), fixture.ProxyPolicies, fixture.Namespace, cell.values("")}
@@ -124,7 +125,7 @@ func isFloor(engine admissionEngine) bool { return floorLabel[engine.name] != ""
 
 // bindFloorPolicy creates (bind) or deletes the floor policy of engine, and waits
 // until Pods get its label, or no longer do.
-func bindFloorPolicy(b *testing.B, cp *controlPlane, objects *objectClient, engine admissionEngine, bind bool) {
+func bindFloorPolicy(b *testing.B, cp *harness.ControlPlane, objects *objectClient, engine admissionEngine, bind bool) {
 	ctx := context.Background()
 	label := floorLabel[engine.name]
 	expression := `Object{metadata: Object.metadata{labels: {"` + label + `": "yes"}}}`

@@ -23,6 +23,7 @@ import (
 	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // admissionEngine is one way proxy-policies injects, chosen by values.
@@ -165,7 +166,7 @@ func TestAdmissionMatrixKyverno(t *testing.T) {
 
 func runAdmissionMatrix(t *testing.T, engines []admissionEngine, kyverno bool) {
 	began := time.Now()
-	cp := startControlPlane(t)
+	cp := harness.StartControlPlane(t)
 	objects := newObjectClient(t, cp)
 	if kyverno {
 		startKyverno(t, cp, objects)
@@ -173,7 +174,7 @@ func runAdmissionMatrix(t *testing.T, engines []admissionEngine, kyverno bool) {
 		applyKyvernoCRDs(t, cp, objects) // the chart's Kyverno objects are off here, but Helm maps every kind
 	}
 	for _, ns := range []string{"kube-system", "kube-public", fixture.Namespace, "apps", "team-a", kyvernoNamespace} {
-		cp.ensureNamespace(t, ns)
+		cp.EnsureNamespace(t, ns)
 	}
 	ca, _ := fixture.NewCA(t, "corp")
 	n := 0
@@ -203,7 +204,7 @@ func runAdmissionMatrix(t *testing.T, engines []admissionEngine, kyverno bool) {
 // on, etcd refuses the Pod anyway (request too large). Kyverno's ClusterPolicy
 // engine runs JMESPath over every entry and meets Kyverno's 10 s webhook timeout
 // first (100 x 100 here), so it is held to a smaller Pod. The README has the figures.
-func runLargePods(t *testing.T, cp *controlPlane, engine admissionEngine) {
+func runLargePods(t *testing.T, cp *harness.ControlPlane, engine admissionEngine) {
 	largeContainers, largeEnv := 100, 400
 	if engine.name == "ClusterPolicy" {
 		largeContainers, largeEnv = 25, 100
@@ -229,7 +230,7 @@ func runLargePods(t *testing.T, cp *controlPlane, engine admissionEngine) {
 	_ = cp.Client.CoreV1().Pods("apps").Delete(context.Background(), stored.Name, metav1.DeleteOptions{})
 }
 
-func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cell admissionCell) {
+func runAdmissionCell(t *testing.T, cp *harness.ControlPlane, objects *objectClient, cell admissionCell) {
 	ctx := context.Background()
 	if cell.config == configExistingSecret {
 		// the user's own Secret, in the release namespace (and, for the native engine, where it injects)
@@ -280,7 +281,7 @@ func runAdmissionCell(t *testing.T, cp *controlPlane, objects *objectClient, cel
 	// comes from its background controller, after the Pod may already exist
 	fresh := "fresh-" + cell.id
 	created := time.Now()
-	cp.ensureNamespace(t, fresh)
+	cp.EnsureNamespace(t, fresh)
 	first := fixture.Pod("first", fresh, nil, fixture.Ctr("app"))
 	stored := createPod(t, cp, first)
 	assertInjection(t, first, stored, want, cell.injects(fresh, true), false)
@@ -407,7 +408,7 @@ func assertRecord(t *testing.T, stored corev1.Pod, record string, injected bool)
 }
 
 // waitForCell waits until the cell's policy injects into new Pods in apps.
-func waitForCell(t testing.TB, cp *controlPlane, cell admissionCell) {
+func waitForCell(t testing.TB, cp *harness.ControlPlane, cell admissionCell) {
 	t.Helper()
 	want := cell.env(cell.javaOptions(t))[1] // HTTPS_PROXY, a value or a secretKeyRef
 	waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool {
@@ -416,13 +417,13 @@ func waitForCell(t testing.TB, cp *controlPlane, cell admissionCell) {
 }
 
 // waitForNoInjection waits until new Pods in apps are admitted without proxy env.
-func waitForNoInjection(t testing.TB, cp *controlPlane) {
+func waitForNoInjection(t testing.TB, cp *harness.ControlPlane) {
 	t.Helper()
 	waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool { return len(c.Env) == 0 })
 }
 
 // createProxySecret creates a Secret with the three keys proxy-policies reads.
-func createProxySecret(t *testing.T, cp *controlPlane, ns, name, url string) {
+func createProxySecret(t *testing.T, cp *harness.ControlPlane, ns, name, url string) {
 	t.Helper()
 	_, err := cp.Client.CoreV1().Secrets(ns).Create(context.Background(), &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
@@ -432,7 +433,7 @@ func createProxySecret(t *testing.T, cp *controlPlane, ns, name, url string) {
 }
 
 // waitForSecretCopy waits until ns holds the Secret, byte for byte as the source in the release namespace.
-func waitForSecretCopy(t *testing.T, cp *controlPlane, ns, name string) {
+func waitForSecretCopy(t *testing.T, cp *harness.ControlPlane, ns, name string) {
 	t.Helper()
 	source, err := cp.Client.CoreV1().Secrets(fixture.Namespace).Get(context.Background(), name, metav1.GetOptions{})
 	require.NoError(t, err)
@@ -440,13 +441,13 @@ func waitForSecretCopy(t *testing.T, cp *controlPlane, ns, name string) {
 }
 
 // waitForSecretValue waits until the Secret's key holds value.
-func waitForSecretValue(t *testing.T, cp *controlPlane, ns, name, key, value string) {
+func waitForSecretValue(t *testing.T, cp *harness.ControlPlane, ns, name, key, value string) {
 	t.Helper()
 	waitForSecret(t, cp, ns, name, func(s *corev1.Secret) bool { return string(s.Data[key]) == value })
 }
 
 // secretBecomes waits up to timeout for the Secret to pass ok, and says whether it did.
-func secretBecomes(t *testing.T, cp *controlPlane, ns, name string, ok func(*corev1.Secret) bool, timeout time.Duration) bool {
+func secretBecomes(t *testing.T, cp *harness.ControlPlane, ns, name string, ok func(*corev1.Secret) bool, timeout time.Duration) bool {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
@@ -462,7 +463,7 @@ func secretBecomes(t *testing.T, cp *controlPlane, ns, name string, ok func(*cor
 	return false
 }
 
-func waitForSecret(t *testing.T, cp *controlPlane, ns, name string, ok func(*corev1.Secret) bool) {
+func waitForSecret(t *testing.T, cp *harness.ControlPlane, ns, name string, ok func(*corev1.Secret) bool) {
 	t.Helper()
 	if !secretBecomes(t, cp, ns, name, ok, 60*time.Second) {
 		s, err := cp.Client.CoreV1().Secrets(ns).Get(context.Background(), name, metav1.GetOptions{})
@@ -485,7 +486,7 @@ func describeSecret(s *corev1.Secret, err error) string {
 }
 
 // deleteSecretEverywhere removes a kept Secret and its copies, so the next cell starts clean.
-func deleteSecretEverywhere(t *testing.T, cp *controlPlane, name string) {
+func deleteSecretEverywhere(t *testing.T, cp *harness.ControlPlane, name string) {
 	t.Helper()
 	if name == "" {
 		return
@@ -533,7 +534,7 @@ func assertBundleMounted(t *testing.T, p corev1.Pod) {
 // password reaches new namespaces but not the old copies, until they are deleted
 // before the install (the documented step), after which every namespace gets
 // the new bytes.
-func runReinstall(t *testing.T, cp *controlPlane, engine admissionEngine) {
+func runReinstall(t *testing.T, cp *harness.ControlPlane, engine admissionEngine) {
 	if engine.name == "ClusterPolicy" {
 		grantKyvernoSecrets(t, cp)
 	}
@@ -553,7 +554,7 @@ func runReinstall(t *testing.T, cp *controlPlane, engine admissionEngine) {
 
 	install("second")
 	fresh := "fresh-" + cell.id
-	cp.ensureNamespace(t, fresh)
+	cp.EnsureNamespace(t, fresh)
 	waitForSecretValue(t, cp, fresh, cell.secretName(), "HTTP_PROXY", url("second"))
 	old, err := cp.Client.CoreV1().Secrets("team-a").Get(context.Background(), cell.secretName(), metav1.GetOptions{})
 	require.NoError(t, err)

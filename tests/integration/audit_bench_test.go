@@ -21,6 +21,7 @@ import (
 
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // BenchmarkAudit times `proxykit audit -A` on 500 and then 5,000 Pods stored in
@@ -32,8 +33,8 @@ import (
 // same Pods. `make bench` prints the time ratios (linear: 10x the Pods at most
 // 11x the time).
 func BenchmarkAudit(b *testing.B) {
-	cp := startControlPlane(b)
-	cp.ensureNamespace(b, "apps")
+	cp := harness.StartControlPlane(b)
+	cp.EnsureNamespace(b, "apps")
 	fast := rest.CopyConfig(cp.Config)
 	fast.QPS, fast.Burst = 5000, 5000
 	client, err := kubernetes.NewForConfig(fast)

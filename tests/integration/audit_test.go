@@ -28,6 +28,7 @@ import (
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/rules"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // auditRow is one finding of `proxykit audit -o json`.
@@ -42,7 +43,7 @@ type auditRow struct {
 // PolicyReports the API server accepts with the real PolicyReport CRD.
 func TestAudit(t *testing.T) {
 	t.Parallel()
-	cp := startControlPlane(t)
+	cp := harness.StartControlPlane(t)
 	ctx := context.Background()
 	objects := newObjectClient(t, cp)
 	applyModuleCRDs(t, objects, "github.com/kyverno/kyverno", "kyverno", "config/crds/policyreport/*.yaml",
@@ -50,7 +51,7 @@ func TestAudit(t *testing.T) {
 	applyModuleCRDs(t, objects, "github.com/openreports/reports-api", "kyverno", "config/crd/openreports.io_reports.yaml",
 		schema.GroupVersionKind{Group: "openreports.io", Version: "v1alpha1", Kind: "Report"})
 	for _, ns := range []string{"apps", "omega", "kube-system", fixture.Namespace} {
-		cp.ensureNamespace(t, ns)
+		cp.EnsureNamespace(t, ns)
 	}
 
 	// a Pod from before the policy: it never gets the proxy
@@ -123,7 +124,7 @@ func TestAudit(t *testing.T) {
 	})
 
 	t.Run("a password pasted into a running Pod's NO_PROXY: in no output", func(t *testing.T) {
-		cp.ensureNamespace(t, "leaky")
+		cp.EnsureNamespace(t, "leaky")
 		createPod(t, cp, fixture.Pod("pasted", "leaky", map[string]string{proxytest.AnnotationInject: "false"}, fixture.Ctr("app",
 			fixture.Val("HTTP_PROXY", "http://proxy.corp.example:3128"), fixture.Val("NO_PROXY", "http://svc:P@Leak9word@proxy.corp.example:3128,*,localhost"),
 			fixture.Val("DB_URL", "postgres://app:Leak8@pw@db:5432/app"))))
@@ -265,7 +266,7 @@ func TestAudit(t *testing.T) {
 	})
 
 	t.Run("10,000 findings in one namespace: the reports apply with kubectl apply -f -, as the README says", func(t *testing.T) {
-		cp.ensureNamespace(t, "busy")
+		cp.EnsureNamespace(t, "busy")
 		var findings []proxyaudit.Finding
 		for i := 0; i < 10000; i++ {
 			findings = append(findings, proxyaudit.Finding{Finding: rules.Finding{Namespace: "busy", Object: fmt.Sprintf("Pod/web-7c9d4f8b6-%05d", i), Container: "app",
@@ -327,7 +328,7 @@ func TestAudit(t *testing.T) {
 	})
 
 	t.Run("--write: reports applied, and gone once their Pods are fixed or deleted", func(t *testing.T) {
-		cp.ensureNamespace(t, "wr")
+		cp.EnsureNamespace(t, "wr")
 		for _, name := range []string{"x", "y"} {
 			createPod(t, cp, fixture.Pod(name, "wr", nil, fixture.Ctr("app", fixture.SecretRef("HTTP_PROXY", "nope", "HTTP_PROXY"))))
 		}

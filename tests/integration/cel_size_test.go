@@ -11,6 +11,7 @@ import (
 
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // celSizeValues are proxy-policies values with n noProxy entries, native engine on.
@@ -59,7 +60,7 @@ func TestNativePolicyAtTheCELSizeLimit(t *testing.T) {
 	assert.Contains(t, err, "proxy.noProxy")
 	assert.Contains(t, err, "100,000")
 
-	cp := startControlPlane(t)
+	cp := harness.StartControlPlane(t)
 	objects := newObjectClient(t, cp)
 	m := fixture.Render(t, fixture.ProxyPolicies, celSizeValues(low))
 	for _, kind := range []string{"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // credentialPasswords are passwords as written in a proxy URL: each character a
@@ -45,7 +46,7 @@ func TestClientsReadTheProxyCredentials(t *testing.T) {
 		"curl":            "curl -q -s --max-time 10 http://target.example:8080/",
 		"python-requests": "/usr/bin/python3 -c 'import requests; print(requests.get(\"http://target.example:8080/\", timeout=10).text)'",
 		"python-urllib":   "/usr/bin/python3 -c 'import urllib.request; print(urllib.request.urlopen(\"http://target.example:8080/\", timeout=10).read().decode())'",
-		"go":              fmt.Sprintf("%s=go-client %q -- http://target.example:8080/", testRoleVar, self),
+		"go":              fmt.Sprintf("%s=go-client %q -- http://target.example:8080/", harness.RoleVar, self),
 		"deno":            fmt.Sprintf("HOME=%[1]q DENO_DIR=%[2]q DENO_NO_UPDATE_CHECK=1 %[3]q run --allow-net --allow-env --no-config --quiet %[4]q http://target.example:8080/", home, filepath.Join(home, "deno"), deno, fetchClient),
 		"bun":             fmt.Sprintf("HOME=%q %q %q http://target.example:8080/", home, bun, fetchClient),
 		"php-guzzle":      fmt.Sprintf("php %q http://target.example:8080/", phpClient),
@@ -69,17 +70,17 @@ func TestClientsReadTheProxyCredentials(t *testing.T) {
 		}
 		// a Via header on what it forwards: the echo server then answers "proxy"
 		fmt.Fprintf(&script, "mitmdump -q --listen-host 127.0.0.1 --listen-port %d --set proxyauth=%s --set modify_headers=/~q/Via/mitmproxy >/dev/null 2>&1 &\n", port, quote("svc-user:"+decoded))
-		script.WriteString(waitForPort("127.0.0.1", port))
+		script.WriteString(harness.WaitForPort("127.0.0.1", port))
 		for name, cmd := range clients {
 			fmt.Fprintf(&script, "out=$(env -i PATH=/usr/bin:/bin HTTP_PROXY=%[1]s http_proxy=%[1]s %[2]s 2>&1)\n", quote(proxyURL), cmd)
 			fmt.Fprintf(&script, "echo \"CASE %d %s $(echo \"$out\" | grep -qxE 'proxy|direct' && echo \"$out\" | grep -xE 'proxy|direct' || echo refused)\"\n", i, name)
 		}
 	}
-	out := netns{
+	out := harness.Netns{
 		Addrs:     []string{"10.96.0.40"},
 		Hosts:     "127.0.0.1 localhost\n10.96.0.40 target.example\n",
 		EchoPorts: []string{"8080"},
-	}.run(t, script.String())
+	}.Run(t, script.String())
 
 	got := map[string]string{}
 	for _, m := range regexp.MustCompile(`(?m)^CASE (\d+) (\S+) (\S+)$`).FindAllStringSubmatch(out, -1) {

@@ -20,6 +20,7 @@ import (
 	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestDayTwoWithCredentials plays day 2 as an operator meets it on a loopback
@@ -33,10 +34,10 @@ import (
 // variables, kept on purpose, are never compared.
 func TestDayTwoWithCredentials(t *testing.T) {
 	t.Parallel()
-	cp := startControlPlane(t)
+	cp := harness.StartControlPlane(t)
 	ctx := context.Background()
 	for _, ns := range []string{"apps", "outside", "shop", fixture.Namespace} {
-		cp.ensureNamespace(t, ns)
+		cp.EnsureNamespace(t, ns)
 	}
 	createPod(t, cp, fixture.Pod("before", "apps", nil, fixture.Ctr("app")))
 
@@ -151,14 +152,14 @@ func TestDayTwoWithCredentials(t *testing.T) {
 }
 
 // waitForRecord waits until a new Pod in ns is admitted with the record.
-func waitForRecord(t testing.TB, cp *controlPlane, ns, record string) {
+func waitForRecord(t testing.TB, cp *harness.ControlPlane, ns, record string) {
 	t.Helper()
 	waitForPod(t, cp, ns, fixture.Ctr("canary"), func(p corev1.Pod) bool { return p.Annotations[proxytest.AnnotationProxyConfig] == record })
 }
 
 // createOwnedPods creates a Deployment, its ReplicaSet and Pods it owns, admitted
 // as they come (the loopback control plane runs no controller that would).
-func createOwnedPods(t testing.TB, cp *controlPlane, ns, name string, pods ...string) {
+func createOwnedPods(t testing.TB, cp *harness.ControlPlane, ns, name string, pods ...string) {
 	t.Helper()
 	ctx := context.Background()
 	labels := map[string]string{"app": name}

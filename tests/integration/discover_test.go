@@ -31,6 +31,7 @@ import (
 	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/discover"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 var (
@@ -109,7 +110,7 @@ func hasWarning(res discover.Result, parts ...string) bool {
 // and the NO_PROXY is judged with Go's httpproxy.
 func TestDiscover(t *testing.T) {
 	t.Parallel()
-	cp := startControlPlane(t)
+	cp := harness.StartControlPlane(t)
 	ctx := context.Background()
 	objects := newObjectClient(t, cp)
 	applyModuleCRDs(t, objects, "sigs.k8s.io/cluster-api", "crds", "core/config/crd/bases/cluster.x-k8s.io_clusters.yaml",
@@ -258,7 +259,7 @@ networking:
 
 	t.Run("the read-only RBAC the README states is enough; without ConfigMaps, warnings name them", func(t *testing.T) {
 		// a proxy-relay release: the cluster's relay
-		cp.ensureNamespace(t, "proxy-relay")
+		cp.EnsureNamespace(t, "proxy-relay")
 		_, err := cp.Client.CoreV1().Services("proxy-relay").Create(ctx, &corev1.Service{
 			ObjectMeta: metav1.ObjectMeta{Name: "relay", Labels: map[string]string{"app.kubernetes.io/name": "proxy-relay"}},
 			Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "proxy", Port: 3128}, {Name: "metrics", Port: 9090}}},
@@ -286,7 +287,7 @@ networking:
 		assert.True(t, hasWarning(res, "ConfigMap kube-system/cilium-config", "not allowed to read it"), "%v", res.Warnings)
 	})
 
-	cp.ensureNamespace(t, "org-a")
+	cp.EnsureNamespace(t, "org-a")
 	wc := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster", "metadata": map[string]any{"name": "wc1", "namespace": "org-a"},
 		"spec": map[string]any{
@@ -317,7 +318,7 @@ networking:
 	require.Len(t, longNS, 63)
 	require.Len(t, longCluster, 63)
 	require.Len(t, longNode, 253)
-	cp.ensureNamespace(t, longNS)
+	cp.EnsureNamespace(t, longNS)
 	long := wc.DeepCopy()
 	long.SetNamespace(longNS)
 	long.SetName(longCluster)
@@ -434,7 +435,7 @@ networking:
 
 	t.Run("bad input: an unreachable server, a bad flag", func(t *testing.T) {
 		dead := filepath.Join(t.TempDir(), "kubeconfig")
-		require.NoError(t, os.WriteFile(dead, []byte(fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters: [{name: x, cluster: {server: \"https://127.0.0.1:%d\"}}]\nusers: [{name: x, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: x, user: x}}]\ncurrent-context: x\n", freePort(t))), 0o600))
+		require.NoError(t, os.WriteFile(dead, []byte(fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters: [{name: x, cluster: {server: \"https://127.0.0.1:%d\"}}]\nusers: [{name: x, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: x, user: x}}]\ncurrent-context: x\n", harness.FreePort(t))), 0o600))
 		code, out, stderr := cli(t, proxykitCLI(t), "discover", "--kubeconfig", dead, "--request-timeout", "5s")
 		assert.Equal(t, 2, code)
 		assert.Empty(t, out)
@@ -463,7 +464,7 @@ var discoverRules = []rbacv1.PolicyRule{
 
 // boundServiceAccount creates a ServiceAccount bound to a new ClusterRole with
 // rules and returns a kubeconfig that acts as it.
-func boundServiceAccount(t *testing.T, cp *controlPlane, name string, rules []rbacv1.PolicyRule) string {
+func boundServiceAccount(t *testing.T, cp *harness.ControlPlane, name string, rules []rbacv1.PolicyRule) string {
 	t.Helper()
 	ctx := context.Background()
 	const ns = "default"

@@ -22,6 +22,7 @@ import (
 	"github.com/proxykit/proxykit/internal/testfs"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // helmHome runs the helm CLI with its own config, cache and registry files, so
@@ -113,8 +114,8 @@ func TestDistribution(t *testing.T) {
 	want := objects(t, newHelmHome(t).run(t, fixture.Root, "template", "shop", fixture.ConsumerApp, "-f", values))
 
 	t.Run("OCI registry", func(t *testing.T) {
-		port := freePort(t)
-		startProcess(t, t.TempDir(), "registry", fmt.Sprintf("127.0.0.1:%d", port))
+		port := harness.FreePort(t)
+		harness.StartProcess(t, t.TempDir(), "registry", fmt.Sprintf("127.0.0.1:%d", port))
 		waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/v2/", port))
 		h := newHelmHome(t)
 		registry := fmt.Sprintf("oci://127.0.0.1:%d/proxykit", port)
@@ -165,7 +166,7 @@ func TestDistribution(t *testing.T) {
 	})
 
 	t.Run("every packaged chart installs without a dependency step", func(t *testing.T) {
-		cp := startControlPlane(t)
+		cp := harness.StartControlPlane(t)
 		objects := newObjectClient(t, cp)
 		applyKyvernoCRDs(t, cp, objects)
 		h := newHelmHome(t)

@@ -31,6 +31,7 @@ import (
 
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // e2eRelease is one chart installed into the live API server.
@@ -45,12 +46,12 @@ type e2eRelease struct {
 func TestE2E(t *testing.T) {
 	t.Parallel() // slow and independent: overlaps the other slow tests
 	began := time.Now()
-	cp := startControlPlane(t)
+	cp := harness.StartControlPlane(t)
 	t.Logf("etcd + kube-apiserver ready in %s", cp.StartedIn.Round(time.Millisecond))
 	objects := newObjectClient(t, cp)
 	applyKyvernoCRDs(t, cp, objects)
 	for _, ns := range []string{"kube-system", "kube-public", fixture.Namespace, "apps", "team-a", "kyverno", "batch", "charts"} {
-		cp.ensureNamespace(t, ns)
+		cp.EnsureNamespace(t, ns)
 	}
 
 	releases := []e2eRelease{
@@ -206,7 +207,7 @@ func TestE2E(t *testing.T) {
 	t.Logf("e2e total %s (API server start %s)", time.Since(began).Round(time.Millisecond), cp.StartedIn.Round(time.Millisecond))
 }
 
-func helmOptions(cp *controlPlane, rel e2eRelease) *helm.Options {
+func helmOptions(cp *harness.ControlPlane, rel e2eRelease) *helm.Options {
 	valuesFile := filepath.Join(filepath.Dir(cp.Kubeconfig), rel.name+"-values.yaml")
 	if err := os.WriteFile(valuesFile, []byte(rel.values), 0o600); err != nil {
 		panic(err)
@@ -238,7 +239,7 @@ func renderRelease(t *testing.T, rel e2eRelease) *proxytest.Manifests {
 
 // createPod creates a Pod through the API server (ephemeral containers through
 // their subresource, as kubectl debug does) and returns it as stored.
-func createPod(t testing.TB, cp *controlPlane, p corev1.Pod) corev1.Pod {
+func createPod(t testing.TB, cp *harness.ControlPlane, p corev1.Pod) corev1.Pod {
 	t.Helper()
 	ctx := context.Background()
 	ephemeral := p.Spec.EphemeralContainers
@@ -254,7 +255,7 @@ func createPod(t testing.TB, cp *controlPlane, p corev1.Pod) corev1.Pod {
 }
 
 // waitForInjection creates canary Pods until the policy injects the expected HTTPS_PROXY.
-func waitForInjection(t testing.TB, cp *controlPlane, ns, https string) {
+func waitForInjection(t testing.TB, cp *harness.ControlPlane, ns, https string) {
 	t.Helper()
 	waitFor(t, cp, ns, fixture.Ctr("canary"), func(c corev1.Container) bool {
 		return fixture.EnvMap(c.Env)["HTTPS_PROXY"].Value == https
@@ -264,13 +265,13 @@ func waitForInjection(t testing.TB, cp *controlPlane, ns, https string) {
 // waitFor creates (and deletes) canary Pods with container c until the stored
 // container satisfies ok: policies take effect asynchronously after they are
 // written, so the test waits for evidence instead of a fixed time.
-func waitFor(t testing.TB, cp *controlPlane, ns string, c corev1.Container, ok func(corev1.Container) bool) {
+func waitFor(t testing.TB, cp *harness.ControlPlane, ns string, c corev1.Container, ok func(corev1.Container) bool) {
 	t.Helper()
 	waitForPod(t, cp, ns, c, func(p corev1.Pod) bool { return ok(p.Spec.Containers[0]) })
 }
 
 // waitForPod is waitFor with a check of the whole stored Pod.
-func waitForPod(t testing.TB, cp *controlPlane, ns string, c corev1.Container, ok func(corev1.Pod) bool) {
+func waitForPod(t testing.TB, cp *harness.ControlPlane, ns string, c corev1.Container, ok func(corev1.Pod) bool) {
 	t.Helper()
 	ctx := context.Background()
 	deadline := time.Now().Add(60 * time.Second)
@@ -293,7 +294,7 @@ type objectClient struct {
 	mapper  *restmapper.DeferredDiscoveryRESTMapper
 }
 
-func newObjectClient(t testing.TB, cp *controlPlane) *objectClient {
+func newObjectClient(t testing.TB, cp *harness.ControlPlane) *objectClient {
 	dc, err := discovery.NewDiscoveryClientForConfig(cp.Config)
 	require.NoError(t, err)
 	dyn, err := dynamic.NewForConfig(cp.Config)
@@ -346,7 +347,7 @@ func (o *objectClient) mustBeGone(t testing.TB, d proxytest.Object, releaseNames
 
 // applyKyvernoCRDs creates Kyverno's CRDs, read from the Kyverno module in the
 // module cache (the version tools/kyverno pins), and waits until they are served.
-func applyKyvernoCRDs(t testing.TB, cp *controlPlane, o *objectClient) {
+func applyKyvernoCRDs(t testing.TB, cp *harness.ControlPlane, o *objectClient) {
 	t.Helper()
 	applyModuleCRDs(t, o, "github.com/kyverno/kyverno", "kyverno", "config/crds/kyverno/*.yaml", schema.GroupVersionKind{Group: "kyverno.io", Version: "v1", Kind: "ClusterPolicy"})
 	applyModuleCRDs(t, o, "github.com/kyverno/kyverno", "kyverno", "config/crds/policies.kyverno.io/*.yaml", schema.GroupVersionKind{Group: "policies.kyverno.io", Version: "v1", Kind: "MutatingPolicy"})

@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestHelm4InstallsHooksWithCredentials installs, with Helm 4 and the proxykit
@@ -34,8 +35,8 @@ import (
 // again.
 func TestHelm4InstallsHooksWithCredentials(t *testing.T) {
 	t.Parallel()
-	cp := startControlPlane(t)
-	cp.ensureNamespace(t, "shop")
+	cp := harness.StartControlPlane(t)
+	cp.EnsureNamespace(t, "shop")
 	env4 := helm4Plugin(t, proxykitCLI(t))
 	jobs := standInForJobs(t, cp, "shop")
 	install := func(verb, values string) {
@@ -79,7 +80,7 @@ func (j *jobStandIn) waited() int    { j.mu.Lock(); defer j.mu.Unlock(); return 
 
 // standInForJobs completes every Job of ns whose Pods' Secrets all exist, and
 // counts the Jobs it found waiting for one.
-func standInForJobs(t *testing.T, cp *controlPlane, ns string) *jobStandIn {
+func standInForJobs(t *testing.T, cp *harness.ControlPlane, ns string) *jobStandIn {
 	j := &jobStandIn{}
 	stop := make(chan struct{})
 	t.Cleanup(func() { close(stop) })

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestHTTPProxyRunsTheRenderedConfig runs tinyproxy from Debian with the rendered
@@ -58,7 +59,7 @@ func TestHTTPProxyRunsTheRenderedConfig(t *testing.T) {
 		fmt.Fprintf(&script, "tinyproxy -d -c %q >/dev/null 2>&1 &\n", conf)
 	}
 	for _, port := range []int{8888, 8889, 8890, 3129} {
-		script.WriteString(waitForPort("127.0.0.1", port))
+		script.WriteString(harness.WaitForPort("127.0.0.1", port))
 	}
 	fmt.Fprintf(&script, "timeout 5 tinyproxy -d -c %q >/dev/null 2>&1; echo \"REFUSED-EXIT $?\"\n", refused)
 	script.WriteString(via("pod-http", "10.244.0.5", "http://10.96.0.1:8888", "http://target.example:8080/", false))
@@ -76,11 +77,11 @@ func TestHTTPProxyRunsTheRenderedConfig(t *testing.T) {
 	script.WriteString(via("upstream-wrong-password", "10.244.0.5", "http://10.96.0.1:8890", "http://target.example:8080/", false))
 	fmt.Fprintf(&script, "echo \"UPSTREAM-REQUESTS $(grep -c 'Request (file descriptor' %q)\"\n", upstreamLog)
 
-	out := netns{
+	out := harness.Netns{
 		Addrs:     []string{"10.96.0.1", "10.96.0.11", "10.244.0.5", "192.168.10.7", "198.51.100.7", "192.0.2.10", "fd00:10:96::1", "fd00:10:244::5"},
 		Hosts:     "127.0.0.1 localhost\n10.96.0.11 target.example web.shop.svc.cluster.local git.corp.example\n",
 		EchoPorts: []string{"8080", "8443"},
-	}.run(t, script.String())
+	}.Run(t, script.String())
 
 	got := map[string]string{}
 	for _, m := range regexp.MustCompile(`(?m)^CASE (\S+) (.*)$`).FindAllStringSubmatch(out, -1) {

@@ -19,6 +19,7 @@ import (
 	"github.com/proxykit/proxykit/internal/testfs"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // unownedChart is a chart this project does not write, from the Go module that
@@ -252,7 +253,7 @@ func writeTemp(t testing.TB, text string) string {
 // every injected object, the Deployments are stored with the proxy and the
 // release's Services in NO_PROXY, and the Secret their env reads is part of the
 // release, with the URL byte for byte.
-func installThroughInject(t *testing.T, cp *controlPlane) {
+func installThroughInject(t *testing.T, cp *harness.ControlPlane) {
 	ctx := context.Background()
 	bin := proxykitCLI(t)
 	dir := unownedChart(t, "github.com/kyverno/kyverno", "kyverno", "charts/kyverno")

@@ -16,6 +16,7 @@ import (
 	"github.com/proxykit/proxykit/internal/testfs"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 
 	"github.com/stretchr/testify/require"
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -41,16 +42,16 @@ const (
 // instead of a Service. It installs Kyverno's CRDs, and its RBAC from its own
 // chart; each controller runs with a token of its own ServiceAccount, so only
 // the permissions Kyverno and the proxy-policies chart grant it apply.
-func startKyverno(t testing.TB, cp *controlPlane, o *objectClient) {
+func startKyverno(t testing.TB, cp *harness.ControlPlane, o *objectClient) {
 	t.Helper()
 	applyKyvernoCRDs(t, cp, o)
 	for _, glob := range []string{"config/crds/reports/*.yaml", "config/crds/policyreport/*.yaml"} {
 		applyModuleCRDs(t, o, "github.com/kyverno/kyverno", "kyverno", glob, schema.GroupVersionKind{})
 	}
-	cp.ensureNamespace(t, kyvernoNamespace)
+	cp.EnsureNamespace(t, kyvernoNamespace)
 	// Kyverno's RBAC and configuration from its own chart; its ClusterRoles are
 	// aggregated, which Kubernetes' aggregation controller does
-	startProcess(t, t.TempDir(), "clusterrole-aggregation", "--kubeconfig="+cp.Kubeconfig)
+	harness.StartProcess(t, t.TempDir(), "clusterrole-aggregation", "--kubeconfig="+cp.Kubeconfig)
 	for _, d := range renderKyvernoChart(t).Objects {
 		switch d.Kind {
 		case "ServiceAccount", "ConfigMap", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding":
@@ -80,21 +81,21 @@ func startKyverno(t testing.TB, cp *controlPlane, o *objectClient) {
 	}
 	common := func(serviceAccount string) []string {
 		return []string{"--kubeconfig=" + serviceAccountKubeconfig(t, cp, dir, kyvernoNamespace, serviceAccount), "--disableMetrics", "--autoMemLimitEnabled=false",
-			"--metricsHost=127.0.0.1", fmt.Sprintf("--metricsPort=%d", freePort(t)),
+			"--metricsHost=127.0.0.1", fmt.Sprintf("--metricsPort=%d", harness.FreePort(t)),
 			"--controllerRuntimeMetricsAddress=0", // controller-runtime metrics on :8080 otherwise
 			"--clientRateLimitQPS=300", "--clientRateLimitBurst=600", "--disableLogColor"}
 	}
-	port := freePort(t)
-	startProcessEnv(t, dir, env, "kyverno-admission-controller", append(common("kyverno-admission-controller"),
+	port := harness.FreePort(t)
+	harness.StartProcessEnv(t, dir, env, "kyverno-admission-controller", append(common("kyverno-admission-controller"),
 		fmt.Sprintf("--serverIP=127.0.0.1:%d", port),
 		"--webhookServerHost=127.0.0.1", fmt.Sprintf("--webhookServerPort=%d", port),
 		"--caSecretName="+kyvernoCASecret, "--tlsSecretName="+kyvernoTLSSecret,
 		"--backgroundServiceAccountName=system:serviceaccount:kyverno:kyverno-background-controller",
 		"--admissionReports=false", "--webhookRegistrationTimeout=30s")...)
-	startProcessEnv(t, dir, append(env[:len(env):len(env)], "KYVERNO_SERVICEACCOUNT_NAME=kyverno-background-controller",
+	harness.StartProcessEnv(t, dir, append(env[:len(env):len(env)], "KYVERNO_SERVICEACCOUNT_NAME=kyverno-background-controller",
 		"KYVERNO_DEPLOYMENT=kyverno-background-controller", "KYVERNO_POD_NAME=kyverno-background-controller-local"),
 		"kyverno-background-controller", common("kyverno-background-controller")...)
-	waitReady(t, fmt.Sprintf("https://127.0.0.1:%d/health/liveness", port), 90*time.Second)
+	harness.WaitReady(t, fmt.Sprintf("https://127.0.0.1:%d/health/liveness", port), 90*time.Second)
 }
 
 // renderKyvernoChart renders Kyverno's own Helm chart from the module that
@@ -129,7 +130,7 @@ func renderKyvernoChart(t testing.TB) *proxytest.Manifests {
 
 // serviceAccountKubeconfig writes a kubeconfig that acts as a ServiceAccount,
 // with a token from the TokenRequest API.
-func serviceAccountKubeconfig(t testing.TB, cp *controlPlane, dir, ns, name string) string {
+func serviceAccountKubeconfig(t testing.TB, cp *harness.ControlPlane, dir, ns, name string) string {
 	t.Helper()
 	expiry := int64(3600)
 	token, err := cp.Client.CoreV1().ServiceAccounts(ns).CreateToken(context.Background(), name,
@@ -151,7 +152,7 @@ current-context: e2e
 // Secrets when a generate rule arrives, which can be before Kubernetes has
 // aggregated the roles the chart brings. It binds a ClusterRole to both
 // controllers and waits until the API server's authorizer allows them.
-func grantKyvernoSecrets(t testing.TB, cp *controlPlane) {
+func grantKyvernoSecrets(t testing.TB, cp *harness.ControlPlane) {
 	t.Helper()
 	ctx := context.Background()
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "kyverno-secrets"},

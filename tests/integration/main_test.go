@@ -14,12 +14,13 @@ import (
 	"testing"
 
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 func TestMain(m *testing.M) {
 	// the test binary also plays the echo server and the Go client inside the
 	// network namespace of TestNoProxyModelsMatchRealClients
-	if role := os.Getenv(testRoleVar); role != "" {
+	if role := os.Getenv(harness.RoleVar); role != "" {
 		os.Exit(playRole(role))
 	}
 	// The helm CLI that terratest drives is the one `make tools` builds from go.mod.

@@ -23,6 +23,8 @@ import (
 
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
+	"github.com/proxykit/proxykit/tests/harness/systemdenv"
 )
 
 // The node's network namespace, besides the registry's address (node_test.go):
@@ -62,7 +64,7 @@ type kubeletNode struct {
 // startNode starts a node for values (cluster-proxy's) on cp and waits until
 // it is Ready. Everything it started ends with the PID namespace when the test
 // ends; the node's cgroups are removed.
-func startNode(t *testing.T, cp *controlPlane, values string) *kubeletNode {
+func startNode(t *testing.T, cp *harness.ControlPlane, values string) *kubeletNode {
 	t.Helper()
 	for _, tool := range []string{"containerd", "containerd-shim-runc-v2", "runc", "tinyproxy", "systemd-analyze", "unshare", "ip", "busybox"} {
 		_, err := exec.LookPath(tool)
@@ -137,7 +139,7 @@ clusters: [{name: node, cluster: {server: "https://%s:6443", insecure-skip-tls-v
 users: [{name: node, user: {token: %q}}]
 contexts: [{name: node, context: {cluster: node, user: node}}]
 current-context: node
-`, nodeAPIAddr, adminToken))
+`, nodeAPIAddr, harness.AdminToken))
 	write("tinyproxy.conf", fmt.Sprintf("Port 3128\nListen %s\nTimeout 10\nMaxClients 50\nAllow 10.0.0.0/8\nAllow 127.0.0.1\nLogLevel Info\nLogFile %q\n", nodeProxyAddr, n.ProxyLog))
 	write("tinyproxy.log", "")
 	hosts := write("hosts", "127.0.0.1 localhost\n"+nodeRegistryAddr+" "+nodeRegistryName+"\n"+nodeOutsideAddr+" "+nodeOutsideName+" "+nodeIntranetName+"\n")
@@ -150,7 +152,7 @@ current-context: node
 
 	self, err := os.Executable()
 	require.NoError(t, err)
-	role := func(name string) string { return fmt.Sprintf("%s=%s %q --", testRoleVar, name, self) }
+	role := func(name string) string { return fmt.Sprintf("%s=%s %q --", harness.RoleVar, name, self) }
 	var s strings.Builder
 	s.WriteString("set -e\nip link set lo up\n")
 	for _, a := range []string{nodeAPIAddr, nodeRegistryAddr, nodeProxyAddr, nodeIP, nodeOutsideAddr, nodeInClusterAddr} {
@@ -166,12 +168,12 @@ current-context: node
 	}
 	fmt.Fprintf(&s, "cd %q\nmkfifo control\n", n.dir)
 	s.WriteString("mkdir results\n") // where Deployments' Pods write (kubeletNode.deployment)
-	fmt.Fprintf(&s, "%s %s:5000 >registry.log 2>&1 &\n%s", shellQuote(filepathBin("registry")), nodeRegistryAddr, waitForPort(nodeRegistryAddr, 5000))
+	fmt.Fprintf(&s, "%s %s:5000 >registry.log 2>&1 &\n%s", shellQuote(filepathBin("registry")), nodeRegistryAddr, harness.WaitForPort(nodeRegistryAddr, 5000))
 	fmt.Fprintf(&s, "%s %s:5000 pause:1 %s cmd=/bin/sleep,2147483647\n", role("push-image"), nodeRegistryAddr, strings.Join(image, " "))
 	fmt.Fprintf(&s, "%s %s:5000 app:1 %s cmd=/bin/sh\n", role("push-image"), nodeRegistryAddr, strings.Join(image, " "))
-	fmt.Fprintf(&s, "tinyproxy -d -c tinyproxy.conf >/dev/null 2>&1 & proxy=$!\n%s", waitForPort(nodeProxyAddr, 3128))
-	fmt.Fprintf(&s, "%s=echo-server %s=8080 %q >echo.log 2>&1 &\n", testRoleVar, echoPortsVar, self)
-	fmt.Fprintf(&s, "%s=tls-echo-server %q >tls-echo.log 2>&1 &\n", testRoleVar, self)
+	fmt.Fprintf(&s, "tinyproxy -d -c tinyproxy.conf >/dev/null 2>&1 & proxy=$!\n%s", harness.WaitForPort(nodeProxyAddr, 3128))
+	fmt.Fprintf(&s, "%s=echo-server %s=8080 %q >echo.log 2>&1 &\n", harness.RoleVar, harness.EchoPortsVar, self)
+	fmt.Fprintf(&s, "%s=tls-echo-server %q >tls-echo.log 2>&1 &\n", harness.RoleVar, self)
 	fmt.Fprintf(&s, "%s %s:6443 %q >relay.log 2>&1 &\n", role("api-relay"), nodeAPIAddr, socket)
 	n.startContainerd = fmt.Sprintf("%s containerd.env.json -- containerd --config containerd.toml >>containerd.log 2>&1 & containerd=$!\n", role("exec-env")) +
 		"for i in $(seq 100); do [ -S containerd.sock ] && break; sleep 0.1; done\n"
@@ -284,7 +286,7 @@ func (n *kubeletNode) restartContainerd(t *testing.T, values string) {
 // from the drop-in, which the exec-env role starts it with.
 func (n *kubeletNode) writeUnitEnv(t *testing.T, unit, dropIn string) {
 	t.Helper()
-	env, _ := systemdEnvironment(t, dropIn)
+	env, _ := systemdenv.Environment(t, dropIn)
 	raw, err := json.Marshal(env)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(n.path(unit+".env.json"), raw, 0o644))
@@ -300,7 +302,7 @@ func (n *kubeletNode) useMitmproxy(t *testing.T, log string, options ...string) 
 	for _, o := range options {
 		set.WriteString(" --set " + shellQuote(o))
 	}
-	n.run(t, fmt.Sprintf("kill $proxy; wait $proxy\nmitmdump --listen-host %s --listen-port 3128%s >>%s 2>&1 & proxy=$!\n%s", nodeProxyAddr, set.String(), log, waitForPort(nodeProxyAddr, 3128)))
+	n.run(t, fmt.Sprintf("kill $proxy; wait $proxy\nmitmdump --listen-host %s --listen-port 3128%s >>%s 2>&1 & proxy=$!\n%s", nodeProxyAddr, set.String(), log, harness.WaitForPort(nodeProxyAddr, 3128)))
 }
 
 func (n *kubeletNode) path(name string) string { return filepath.Join(n.dir, name) }
@@ -434,9 +436,9 @@ func tail(s string, n int) string {
 // ReplicaSet controllers against cp: what makes a Deployment's Pods, and what
 // a rollout restart rolls (the node suite binds the Pods in their templates, so
 // no scheduler is needed).
-func startControllerManager(t *testing.T, cp *controlPlane) {
+func startControllerManager(t *testing.T, cp *harness.ControlPlane) {
 	t.Helper()
-	startProcess(t, t.TempDir(), "kube-controller-manager", "--kubeconfig="+cp.Kubeconfig,
+	harness.StartProcess(t, t.TempDir(), "kube-controller-manager", "--kubeconfig="+cp.Kubeconfig,
 		"--controllers=deployment-controller,replicaset-controller", "--leader-elect=false",
-		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", freePort(t)))
+		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", harness.FreePort(t)))
 }

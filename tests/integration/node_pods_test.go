@@ -24,6 +24,7 @@ import (
 	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // nodeClusterValues are the cluster's facts as the node suite's values give
@@ -56,7 +57,7 @@ func nodePolicyValues(proxyURL, trustedCA string, noProxy ...string) string {
 // useEngine upgrades the policies' release to engine, through none: no engine
 // until new Pods get nothing, then (after between, when given) engine until they
 // get the proxy.
-func useEngine(t *testing.T, cp *controlPlane, policies *e2eRelease, engine admissionEngine, between func()) {
+func useEngine(t *testing.T, cp *harness.ControlPlane, policies *e2eRelease, engine admissionEngine, between func()) {
 	t.Helper()
 	set := func(name, values string) {
 		policies.values = policies.values[:strings.Index(policies.values, "kyverno:")] + values
@@ -100,8 +101,8 @@ var (
 // requests by the proxy's Via header, and the proxies' logs are the judges.
 func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 	t.Parallel()
-	cp := startControlPlane(t)
-	cp.ensureNamespace(t, "apps")
+	cp := harness.StartControlPlane(t)
+	cp.EnsureNamespace(t, "apps")
 	began := time.Now()
 	node := startNode(t, cp, nodeValues)
 	t.Logf("the node was Ready %s after it started", time.Since(began).Round(time.Millisecond))
@@ -130,7 +131,7 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 	// the native MutatingAdmissionPolicy admits the Pods from here on, but for
 	// the Kyverno engines' turns (Kyverno's admission and background controllers)
 	startKyverno(t, cp, newObjectClient(t, cp))
-	cp.ensureNamespace(t, fixture.Namespace)
+	cp.EnsureNamespace(t, fixture.Namespace)
 	policies := e2eRelease{"node-policies", fixture.ProxyPolicies, fixture.Namespace, nodePolicyValues("http://"+nodeProxyAddr+":3128", "")}
 	require.NoError(t, helm.InstallE(t, helmOptions(cp, policies), policies.chart, policies.name), "helm install")
 	waitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool { return fixture.EnvMap(c.Env)["HTTPS_PROXY"].Value != "" })
@@ -328,7 +329,7 @@ func nodePod(name, ns, script string) corev1.Pod {
 
 // runPod creates the Pod, waits until it ends, and reads what its container
 // wrote to its termination log: one "WHAT RESULT" line per call.
-func runPod(t *testing.T, cp *controlPlane, pod corev1.Pod) map[string]string {
+func runPod(t *testing.T, cp *harness.ControlPlane, pod corev1.Pod) map[string]string {
 	t.Helper()
 	ctx := context.Background()
 	_, err := cp.Client.CoreV1().Pods(pod.Namespace).Create(ctx, &pod, metav1.CreateOptions{})
@@ -351,7 +352,7 @@ func runPod(t *testing.T, cp *controlPlane, pod corev1.Pod) map[string]string {
 // deployment creates a Deployment of one Pod, bound to the node, whose
 // container calls the URLs every second and writes what it got to
 // results/POD_NAME in the node's directory (a hostPath).
-func (n *kubeletNode) deployment(t *testing.T, cp *controlPlane, name string, urls ...string) *appsv1.Deployment {
+func (n *kubeletNode) deployment(t *testing.T, cp *harness.ControlPlane, name string, urls ...string) *appsv1.Deployment {
 	t.Helper()
 	spec := nodePod(name, "apps", "").Spec
 	spec.RestartPolicy = corev1.RestartPolicyAlways
@@ -373,7 +374,7 @@ func (n *kubeletNode) deployment(t *testing.T, cp *controlPlane, name string, ur
 
 // deploymentResults waits for a running Pod of the Deployment other than not,
 // and for what its container wrote last (written after the wait began).
-func (n *kubeletNode) deploymentResults(t *testing.T, cp *controlPlane, d *appsv1.Deployment, not string) (string, map[string]string) {
+func (n *kubeletNode) deploymentResults(t *testing.T, cp *harness.ControlPlane, d *appsv1.Deployment, not string) (string, map[string]string) {
 	t.Helper()
 	began := time.Now()
 	deadline := began.Add(90 * time.Second)
@@ -406,7 +407,7 @@ func callResults(text string) map[string]string {
 }
 
 // waitForConfigMapKey waits until the ConfigMap has the key.
-func waitForConfigMapKey(t *testing.T, cp *controlPlane, ns, name, key string) {
+func waitForConfigMapKey(t *testing.T, cp *harness.ControlPlane, ns, name, key string) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -421,7 +422,7 @@ func waitForConfigMapKey(t *testing.T, cp *controlPlane, ns, name, key string) {
 
 // waitForPodEvent waits for an event of the Pod with reason whose message
 // contains text, and returns the message.
-func waitForPodEvent(t *testing.T, cp *controlPlane, pod corev1.Pod, reason, text string) string {
+func waitForPodEvent(t *testing.T, cp *harness.ControlPlane, pod corev1.Pod, reason, text string) string {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for {
@@ -438,7 +439,7 @@ func waitForPodEvent(t *testing.T, cp *controlPlane, pod corev1.Pod, reason, tex
 }
 
 // podEvents lists the events of a Pod, as `kubectl describe` shows them.
-func podEvents(t *testing.T, cp *controlPlane, pod corev1.Pod) string {
+func podEvents(t *testing.T, cp *harness.ControlPlane, pod corev1.Pod) string {
 	t.Helper()
 	events, err := cp.Client.CoreV1().Events(pod.Namespace).List(context.Background(), metav1.ListOptions{FieldSelector: "involvedObject.name=" + pod.Name})
 	require.NoError(t, err)

@@ -17,6 +17,8 @@ import (
 
 	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
+	"github.com/proxykit/proxykit/tests/harness/systemdenv"
 )
 
 // The node suite's network: a registry on an address of the namespace's own (Go
@@ -97,12 +99,12 @@ func TestContainerdPullsThroughTheDropIn(t *testing.T) {
 	bundle := write("trust/ca-certificates.crt", string(roots)+ca)
 	confdir := filepath.Join(dir, "mitmproxy")
 	write("mitmproxy/mitmproxy-ca.pem", caKey+ca)
-	role := func(name string) string { return fmt.Sprintf("%s=%s %q --", testRoleVar, name, self) }
+	role := func(name string) string { return fmt.Sprintf("%s=%s %q --", harness.RoleVar, name, self) }
 
 	var script strings.Builder
-	fmt.Fprintf(&script, "%s %s:5000 >%q 2>&1 &\n%s", shellQuote(filepathBin("registry")), nodeRegistryAddr, filepath.Join(dir, "registry.log"), waitForPort(nodeRegistryAddr, 5000))
+	fmt.Fprintf(&script, "%s %s:5000 >%q 2>&1 &\n%s", shellQuote(filepathBin("registry")), nodeRegistryAddr, filepath.Join(dir, "registry.log"), harness.WaitForPort(nodeRegistryAddr, 5000))
 	fmt.Fprintf(&script, "%s %s:5000 app:1 || echo push failed\n", role("push-image"), nodeRegistryAddr)
-	fmt.Fprintf(&script, "%s %s:5443 %s:5000 & %s", role("tls-front"), nodeRegistryAddr, nodeRegistryAddr, waitForPort(nodeRegistryAddr, 5443))
+	fmt.Fprintf(&script, "%s %s:5443 %s:5000 & %s", role("tls-front"), nodeRegistryAddr, nodeRegistryAddr, harness.WaitForPort(nodeRegistryAddr, 5443))
 	for i, p := range pulls {
 		c := filepath.Join(dir, fmt.Sprintf("c%d", i))
 		proxyURL := "http://127.0.0.1:3128"
@@ -131,7 +133,7 @@ func TestContainerdPullsThroughTheDropIn(t *testing.T) {
 			"cluster": map[string]any{"podCIDRs": []any{"10.244.0.0/16"}, "serviceCIDRs": []any{"10.96.0.0/12"}, "apiServer": "10.96.0.1", "metadataEndpoints": false},
 		}
 		dropIn := fixture.Include(t, values, proxykit.Call{Helper: "proxykit.systemd.dropIn"})
-		env, _ := systemdEnvironment(t, dropIn)
+		env, _ := systemdenv.Environment(t, dropIn)
 		require.Equal(t, proxyURL, env["HTTP_PROXY"], "systemd gives containerd the URL byte for byte:\n%s", dropIn)
 		raw, err := json.Marshal(env)
 		require.NoError(t, err)
@@ -139,7 +141,7 @@ func TestContainerdPullsThroughTheDropIn(t *testing.T) {
 		write(fmt.Sprintf("c%d/tinyproxy.conf", i), tiny)
 		config := write(fmt.Sprintf("c%d/config.toml", i), containerdConfig(c, filepath.Join(dir, "certs.d"), ""))
 		socket := filepath.Join(c, "containerd.sock")
-		fmt.Fprintf(&script, "touch %q\n%s%s", filepath.Join(c, "tinyproxy.log"), start, waitForPort("127.0.0.1", 3128))
+		fmt.Fprintf(&script, "touch %q\n%s%s", filepath.Join(c, "tinyproxy.log"), start, harness.WaitForPort("127.0.0.1", 3128))
 		fmt.Fprintf(&script, "%s %q -- containerd --config %q >%q 2>&1 & ctd=$!\n", role("exec-env"), envFile, config, filepath.Join(c, "containerd.log"))
 		fmt.Fprintf(&script, "for i in $(seq 100); do [ -S %q ] && break; sleep 0.1; done\n", socket)
 		fmt.Fprintf(&script, "echo \"pull %d: $(%s %q %q)\"\n", i, role("cri-pull"), socket, p.ref)
@@ -149,7 +151,7 @@ func TestContainerdPullsThroughTheDropIn(t *testing.T) {
 		}
 		fmt.Fprintf(&script, "echo \"proxy %d: $(grep -c '/v2/' %q)\"\n", i, filepath.Join(c, "tinyproxy.log"))
 	}
-	out := netns{Addrs: []string{nodeRegistryAddr}, Hosts: "127.0.0.1 localhost\n" + nodeRegistryAddr + " " + nodeRegistryName + "\n", EchoPorts: []string{"8080"}}.run(t, script.String())
+	out := harness.Netns{Addrs: []string{nodeRegistryAddr}, Hosts: "127.0.0.1 localhost\n" + nodeRegistryAddr + " " + nodeRegistryName + "\n", EchoPorts: []string{"8080"}}.Run(t, script.String())
 	require.NotContains(t, out, "push failed", out)
 	for i, p := range pulls {
 		t.Run(p.name, func(t *testing.T) {

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"os"
@@ -28,22 +26,18 @@ import (
 	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/noproxy"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
-// testRoleVar makes the test binary an echo server or a Go client (see playRole);
-// echoPortsVar lists the echo server's ports (default 8080,5000).
-const (
-	testRoleVar  = "PROXYKIT_TEST_ROLE"
-	echoPortsVar = "PROXYKIT_ECHO_PORTS"
-)
-
-// playRole runs the test binary as a helper process:
-//   - "echo-server" answers on every address at ports 8080 and 5000 (or $PROXYKIT_ECHO_PORTS) with "proxy"
-//     when the request came through tinyproxy (it adds a Via header) and
-//     "direct" otherwise;
-//   - "go-client" fetches each URL in its arguments with net/http's default
-//     client, which reads the proxy from the environment, and prints each body.
+// playRole runs the test binary as a helper process (harness.RoleVar names
+// the role): the harness's own (the echo servers of every network namespace),
+// the node's and the relay's, and "go-client", which fetches each URL in its
+// arguments with net/http's default client, which reads the proxy from the
+// environment, and prints each body.
 func playRole(role string) int {
+	if code, ok := harness.PlayRole(role); ok {
+		return code
+	}
 	if code, ok := playNodeRole(role, flagArgs()); ok {
 		return code
 	}
@@ -51,41 +45,6 @@ func playRole(role string) int {
 		return code
 	}
 	switch role {
-	case "echo-server":
-		handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Header.Get("Via") != "" {
-				fmt.Fprintln(w, "proxy")
-			} else {
-				fmt.Fprintln(w, "direct")
-			}
-		})
-		ports := []string{"8080", "5000"}
-		if p := os.Getenv(echoPortsVar); p != "" {
-			ports = strings.Split(p, ",")
-		}
-		for _, port := range ports {
-			l, err := net.Listen("tcp", ":"+port)
-			if err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				return 1
-			}
-			go http.Serve(l, handler)
-		}
-		time.Sleep(10 * time.Minute) // the namespace's script kills it
-		return 0
-	case "tls-echo-server":
-		// HTTPS with httptest's own certificate: only an intercepting proxy told to
-		// skip verification (mitmproxy's ssl_insecure) reaches it
-		l, err := net.Listen("tcp", ":8443")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		server := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "secure") }))
-		server.Listener = l
-		server.StartTLS()
-		time.Sleep(10 * time.Minute)
-		return 0
 	case "go-client":
 		client := &http.Client{Timeout: 5 * time.Second}
 		for _, u := range flagArgs() {
@@ -420,7 +379,7 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 		batches = append(batches, batch{noproxy.Java, jvm.mode + " urlconnection", libraryEnv["NO_PROXY"], jvm.env})
 	}
 	var script strings.Builder
-	fmt.Fprintf(&script, "tinyproxy -d -c %q &\n%s", conf, waitForPort("127.0.0.1", 3128))
+	fmt.Fprintf(&script, "tinyproxy -d -c %q &\n%s", conf, harness.WaitForPort("127.0.0.1", 3128))
 	for i, b := range batches {
 		var env []string
 		for k, v := range b.env {
@@ -431,7 +390,7 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 		fmt.Fprintf(&script, "echo '=== %d'\n", i)
 		switch b.client {
 		case noproxy.Go:
-			fmt.Fprintf(&script, "%s %s=go-client %q -- %s\n", vars, testRoleVar, self, urls)
+			fmt.Fprintf(&script, "%s %s=go-client %q -- %s\n", vars, harness.RoleVar, self, urls)
 		case noproxy.Curl:
 			fmt.Fprintf(&script, "for u in %s; do %s curl -q -s -m 5 \"$u\" || echo error; done\n", urls, vars)
 		case noproxy.Wget:
@@ -463,11 +422,11 @@ func TestNoProxyModelsMatchRealClients(t *testing.T) {
 			fmt.Fprintf(&script, "%s %q %q %s %q %s\n", vars, nodeBinaries[b.client], nodeClient, api, proxyLog, urls)
 		}
 	}
-	out := netns{
+	out := harness.Netns{
 		Addrs:     []string{"10.96.0.1", "10.96.0.10", "10.96.0.11", "10.96.0.12", "10.244.3.7", "fd00:10:96::1", "fd00:10:244::5"},
 		Hosts:     realClientHosts,
 		EchoPorts: []string{"8080", "5000"},
-	}.run(t, script.String())
+	}.Run(t, script.String())
 
 	results := batchResults(out)
 	viaProxy := 0

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/proxykit/proxykit/noproxy"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // realGRPCTargets are host:port targets of the gRPC server inside the namespace.
@@ -78,8 +79,8 @@ func TestGRPCModelsMatchRealClients(t *testing.T) {
 	)
 
 	var script strings.Builder
-	fmt.Fprintf(&script, "tinyproxy -d -c %q &\n%s", conf, waitForPort("127.0.0.1", 3128))
-	fmt.Fprintf(&script, "%q serve '[::]:50051' &\n%s", grpcGo, waitForPort("127.0.0.1", 50051))
+	fmt.Fprintf(&script, "tinyproxy -d -c %q &\n%s", conf, harness.WaitForPort("127.0.0.1", 3128))
+	fmt.Fprintf(&script, "%q serve '[::]:50051' &\n%s", grpcGo, harness.WaitForPort("127.0.0.1", 50051))
 	targets := strings.Join(realGRPCTargets, " ")
 	for i, b := range batches {
 		var env []string
@@ -97,11 +98,11 @@ func TestGRPCModelsMatchRealClients(t *testing.T) {
 			fmt.Fprintf(&script, "%s %q %q %s\n", vars, grpcGo170, proxyLog, targets)
 		}
 	}
-	output := netns{
+	output := harness.Netns{
 		Addrs:     []string{"10.96.0.1", "10.96.0.10", "10.96.0.11", "10.244.3.7", "fd00:10:96::1", "fd00:10:244::5"},
 		Hosts:     realClientHosts,
 		EchoPorts: []string{"8080"},
-	}.run(t, script.String())
+	}.Run(t, script.String())
 
 	results := batchResults(output)
 	seen := tally{}

@@ -16,6 +16,7 @@ import (
 	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestPublicSuffixesStayBehindTheProxy runs the real Go client, curl and the
@@ -56,11 +57,11 @@ func TestPublicSuffixesStayBehindTheProxy(t *testing.T) {
 	run := "env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin " + strings.Join(vars, " ")
 	urls := strings.Join(targets, " ")
 	var script strings.Builder
-	fmt.Fprintf(&script, "tinyproxy -d -c %q &\n%s", conf, waitForPort("127.0.0.1", 3128))
-	fmt.Fprintf(&script, "echo '=== 0'\n%s %s=go-client %q -- %s\n", run, testRoleVar, self, urls)
+	fmt.Fprintf(&script, "tinyproxy -d -c %q &\n%s", conf, harness.WaitForPort("127.0.0.1", 3128))
+	fmt.Fprintf(&script, "echo '=== 0'\n%s %s=go-client %q -- %s\n", run, harness.RoleVar, self, urls)
 	fmt.Fprintf(&script, "echo '=== 1'\nfor u in %s; do %s curl -q -s -m 5 \"$u\" || echo error; done\n", urls, run)
 	fmt.Fprintf(&script, "echo '=== 2'\n%s java -cp %q ProxyClient urlconnection %s\n", run, javaClasses, urls)
-	got := batchResults(netns{Addrs: []string{"192.0.2.10", "192.0.2.11"}, Hosts: hosts, EchoPorts: []string{"8080"}}.run(t, script.String()))
+	got := batchResults(harness.Netns{Addrs: []string{"192.0.2.10", "192.0.2.11"}, Hosts: hosts, EchoPorts: []string{"8080"}}.Run(t, script.String()))
 	for i, client := range []string{"go", "curl", "java"} {
 		require.Len(t, got[i], len(targets), client)
 		for j, target := range targets {

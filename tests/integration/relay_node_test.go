@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // The relay's corporate proxies on the node: the squids and the KDC.
@@ -39,9 +40,9 @@ const (
 // spec, only in the relay's Secrets.
 func TestRelayRunsOnTheNode(t *testing.T) {
 	t.Parallel()
-	cp := startControlPlane(t)
-	cp.ensureNamespace(t, "apps")
-	cp.ensureNamespace(t, relayNS)
+	cp := harness.StartControlPlane(t)
+	cp.EnsureNamespace(t, "apps")
+	cp.EnsureNamespace(t, relayNS)
 	startControllerManager(t, cp)
 	node := startNode(t, cp, nodeValues)
 	bindPendingPods(t, cp, relayNS)
@@ -49,8 +50,8 @@ func TestRelayRunsOnTheNode(t *testing.T) {
 	self, err := os.Executable()
 	require.NoError(t, err)
 	node.run(t, fmt.Sprintf("ip addr add %s/32 dev lo\nip addr add %s/32 dev lo\n", nodeCorpAddr, nodeKDCAddr)+upstreams.start()+
-		fmt.Sprintf("%s=push-relay-image %q -- %s:5000 proxykit-relay:test %q\n", testRoleVar, self, nodeRegistryAddr, filepathBin("proxykit-relay"))+
-		fmt.Sprintf("%s=push-image %q -- %s:5000 clients:1 %s cmd=/bin/sh\n", testRoleVar, self, nodeRegistryAddr, clientImage(t, node)))
+		fmt.Sprintf("%s=push-relay-image %q -- %s:5000 proxykit-relay:test %q\n", harness.RoleVar, self, nodeRegistryAddr, filepathBin("proxykit-relay"))+
+		fmt.Sprintf("%s=push-image %q -- %s:5000 clients:1 %s cmd=/bin/sh\n", harness.RoleVar, self, nodeRegistryAddr, clientImage(t, node)))
 	keytab, err := os.ReadFile(upstreams.Keytab)
 	require.NoError(t, err, "the KDC wrote svc-relay's keytab")
 	krb5, err := os.ReadFile(upstreams.Krb5Conf)
@@ -193,7 +194,7 @@ func nodeShellOutput(t *testing.T, node *kubeletNode, script string) string {
 }
 
 // waitForReadyPod waits for a Ready Pod of the selector and returns its IP.
-func waitForReadyPod(t *testing.T, cp *controlPlane, ns, selector string) string {
+func waitForReadyPod(t *testing.T, cp *harness.ControlPlane, ns, selector string) string {
 	t.Helper()
 	deadline := time.Now().Add(120 * time.Second)
 	for {
@@ -219,7 +220,7 @@ func waitForReadyPod(t *testing.T, cp *controlPlane, ns, selector string) string
 
 // bindPendingPods schedules the Pods of namespace ns onto the node as they
 // appear: the node suite runs no scheduler, and a chart's Pods name no node.
-func bindPendingPods(t *testing.T, cp *controlPlane, ns string) {
+func bindPendingPods(t *testing.T, cp *harness.ControlPlane, ns string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/proxykit/proxykit/hack/relayimage/image"
 	"github.com/proxykit/proxykit/internal/ntlmtest"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // The relay test's namespace: the corporate proxies (three squids) on
@@ -103,7 +104,7 @@ func TestRelayAuthenticatesToUpstreams(t *testing.T) {
 			relayBin, relayAddr, c.port, c.port+6000, squidPort[c.scheme], c.scheme, c.name, u.Krb5Conf, relaySPN, c.name)
 	}
 	for _, c := range relayCases {
-		s.WriteString(waitForPort(relayAddr, c.port))
+		s.WriteString(harness.WaitForPort(relayAddr, c.port))
 	}
 	s.WriteString("URL=http://outside.proxykit.test:8080/\nexport NO_PROXY=localhost,127.0.0.1 no_proxy=localhost,127.0.0.1\n")
 	round := func(label string) {
@@ -133,12 +134,12 @@ func TestRelayAuthenticatesToUpstreams(t *testing.T) {
 	round("renewed")
 	s.WriteString("for f in relay-*.log; do sed \"s|^|=== relaylog $f |\" \"$f\"; done\n")
 
-	out := netns{
+	out := harness.Netns{
 		Addrs:     []string{relayCorpAddr, relayKDCAddr, relayOutsideAddr, relayAddr},
 		Hosts:     "127.0.0.1 localhost\n" + relayCorpAddr + " corp-proxy.proxykit.test\n" + relayOutsideAddr + " outside.proxykit.test\n",
 		EchoPorts: []string{"8080"},
 		RealRoot:  true,
-	}.run(t, s.String())
+	}.Run(t, s.String())
 
 	lines := map[string]string{}
 	var relayLogs []string

@@ -11,6 +11,8 @@ import (
 	"text/template"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // relayUpstreams are the corporate proxies of the relay tests, set up in a
@@ -105,9 +107,9 @@ krb5kdc -n >kdc.out 2>&1 &
 	}
 	s.WriteString(")\n")
 	for _, port := range u.Ports {
-		s.WriteString(waitForPort(u.Addr, port))
+		s.WriteString(harness.WaitForPort(u.Addr, port))
 	}
-	s.WriteString(waitForPort(u.KDC, 88))
+	s.WriteString(harness.WaitForPort(u.KDC, 88))
 	return s.String()
 }
 

@@ -4,10 +4,7 @@ package integration
 
 import (
 	"net/url"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,6 +12,7 @@ import (
 
 	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness/systemdenv"
 )
 
 // The systemd drop-in the nodes get, read by systemd's own parser
@@ -48,36 +46,11 @@ func TestSystemdDropInThroughSystemdsParser(t *testing.T) {
 			noProxy := fixture.Include(t, values, proxykit.Call{Helper: "proxykit.proxy.noProxy"})
 			javaOptions := fixture.Include(t, values, proxykit.Call{Helper: "proxykit.java.options"})
 
-			got, log := systemdEnvironment(t, dropIn)
+			got, log := systemdenv.Environment(t, dropIn)
 			want := map[string]string{"HTTP_PROXY": proxyURL, "HTTPS_PROXY": proxyURL, "NO_PROXY": noProxy,
 				"http_proxy": proxyURL, "https_proxy": proxyURL, "no_proxy": noProxy, "JAVA_TOOL_OPTIONS": javaOptions, "NODE_USE_ENV_PROXY": "1"}
 			assert.Equal(t, want, got, "systemd reads every variable byte for byte:\n%s", dropIn)
 			assert.NotContains(t, log, "Failed to resolve", "no specifier left unescaped")
 		})
 	}
-}
-
-// systemdEnvironment is the environment systemd gives a unit from a drop-in, as
-// its own parser reads it (`systemd-analyze verify` prints the unit as loaded at
-// debug level), and systemd's log of the load.
-func systemdEnvironment(t *testing.T, dropIn string) (map[string]string, string) {
-	t.Helper()
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "proxied.service"), []byte("[Unit]\nDescription=proxied\n[Service]\nExecStart=/bin/true\n"), 0o644))
-	require.NoError(t, os.MkdirAll(filepath.Join(dir, "proxied.service.d"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "proxied.service.d", "http-proxy.conf"), []byte(dropIn), 0o644))
-	cmd := exec.Command("systemd-analyze", "verify", "--man=no", "./proxied.service")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SYSTEMD_LOG_LEVEL=debug")
-	var stdout, stderr strings.Builder // the unit as loaded on stdout, the log on stderr
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(t, cmd.Run(), "%s", stderr.String())
-	got := map[string]string{}
-	for _, line := range strings.Split(stdout.String(), "\n") {
-		if kv, ok := strings.CutPrefix(strings.TrimSpace(line), "Environment: "); ok {
-			name, value, _ := strings.Cut(kv, "=")
-			got[name] = value
-		}
-	}
-	return got, stderr.String()
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestClientsTrustTheInterceptingProxy runs mitmproxy (Debian's) as a
@@ -61,7 +62,7 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 	self, err := os.Executable()
 	require.NoError(t, err)
 	clients := map[string]string{ // each prints the page, or fails
-		"go":              fmt.Sprintf("%s=go-client %q -- https://secure.example:8443/", testRoleVar, self),
+		"go":              fmt.Sprintf("%s=go-client %q -- https://secure.example:8443/", harness.RoleVar, self),
 		"curl":            "curl -q -sS --max-time 10 https://secure.example:8443/",
 		"python-requests": "/usr/bin/python3 -c 'import requests; print(requests.get(\"https://secure.example:8443/\", timeout=10).text, end=\"\")'",
 		"python-urllib":   "/usr/bin/python3 -c 'import urllib.request; print(urllib.request.urlopen(\"https://secure.example:8443/\", timeout=10).read().decode(), end=\"\")'",
@@ -121,7 +122,7 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 			fmt.Fprintf(&script, "echo \"CASE %s %s $(echo \"$out\" | grep -qx secure && echo fetched || echo refused) $(echo \"$out\" | grep -qiE 'certificate|ssl' && echo on-the-certificate || echo other)\"\n", name, variant)
 		}
 	}
-	out := interceptNetns.run(t, script.String())
+	out := interceptNetns.Run(t, script.String())
 
 	got := map[string]string{}
 	for _, m := range regexp.MustCompile(`(?m)^CASE (\S+) (\S+) (\S+)(.*)$`).FindAllStringSubmatch(out, -1) {
@@ -147,7 +148,7 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 
 // interceptNetns is the namespace of the intercepting-proxy tests: the TLS echo
 // server's address, named secure.example.
-var interceptNetns = netns{Addrs: []string{"10.96.0.30"}, Hosts: "127.0.0.1 localhost\n10.96.0.30 secure.example\n", EchoPorts: []string{"8080"}}
+var interceptNetns = harness.Netns{Addrs: []string{"10.96.0.30"}, Hosts: "127.0.0.1 localhost\n10.96.0.30 secure.example\n", EchoPorts: []string{"8080"}}
 
 // interceptingProxy is the start of an interceptNetns script: the TLS echo server
 // on secure.example:8443 and, in front of it, mitmproxy on 127.0.0.1:8081 signing
@@ -161,7 +162,7 @@ func interceptingProxy(t *testing.T, dir, ca, key string) string {
 	require.NoError(t, os.WriteFile(filepath.Join(confdir, "mitmproxy-ca.pem"), []byte(key+ca), 0o600))
 	self, err := os.Executable()
 	require.NoError(t, err)
-	return fmt.Sprintf("%s=tls-echo-server %q &\n", testRoleVar, self) +
+	return fmt.Sprintf("%s=tls-echo-server %q &\n", harness.RoleVar, self) +
 		fmt.Sprintf("mitmdump -q --listen-host 127.0.0.1 --listen-port 8081 --set confdir=%q --set ssl_insecure=true >%q 2>&1 &\n", confdir, filepath.Join(dir, "mitmdump.log")) +
-		waitForPort("127.0.0.1", 8081) + waitForPort("10.96.0.30", 8443)
+		harness.WaitForPort("127.0.0.1", 8081) + harness.WaitForPort("10.96.0.30", 8443)
 }

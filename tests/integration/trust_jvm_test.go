@@ -58,7 +58,7 @@ func assertJVMTrustsTheProxy(t *testing.T, ca, key string, p12 []byte) {
 			fmt.Fprintf(&script, "echo \"CASE %s %s $(echo \"$out\" | grep -qx secure && echo fetched || echo refused) $(echo \"$out\" | grep -qiE 'PKIX|certificat' && echo on-the-certificate || echo other)\"\n", jdk, variant)
 		}
 	}
-	out := interceptNetns.run(t, script.String())
+	out := interceptNetns.Run(t, script.String())
 	got := map[string]string{}
 	for _, m := range regexp.MustCompile(`(?m)^CASE (\S+) (\S+) (\S+) (\S+)$`).FindAllStringSubmatch(out, -1) {
 		got[m[1]+" "+m[2]] = m[3] + " " + m[4]

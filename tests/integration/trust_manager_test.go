@@ -28,6 +28,7 @@ import (
 
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestTrustManagerFillsTheBundle runs trust-manager's controller (built from its
@@ -37,9 +38,9 @@ import (
 // proxy's CA under the key the Pods' mount reads.
 func TestTrustManagerFillsTheBundle(t *testing.T) {
 	t.Parallel() // slow and independent: overlaps the other slow tests
-	cp := startControlPlane(t)
+	cp := harness.StartControlPlane(t)
 	for _, ns := range []string{"org-acme", "apps"} {
-		cp.ensureNamespace(t, ns)
+		cp.EnsureNamespace(t, ns)
 	}
 	startTrustManager(t, cp)
 
@@ -81,11 +82,11 @@ func TestTrustManagerFillsTheBundle(t *testing.T) {
 // startTrustManager applies trust-manager's Bundle CRD and runs its controller
 // against cp, with trust namespace cert-manager and Debian's bundle as its
 // default package (the public roots).
-func startTrustManager(t *testing.T, cp *controlPlane) {
+func startTrustManager(t *testing.T, cp *harness.ControlPlane) {
 	t.Helper()
 	applyModuleCRDs(t, newObjectClient(t, cp), "github.com/cert-manager/trust-manager", "trust-manager", "deploy/crds/trust.cert-manager.io_bundles.yaml",
 		schema.GroupVersionKind{Group: "trust.cert-manager.io", Version: "v1alpha1", Kind: "Bundle"})
-	cp.ensureNamespace(t, "cert-manager")
+	cp.EnsureNamespace(t, "cert-manager")
 	dir := t.TempDir()
 	roots, err := os.ReadFile("/etc/ssl/certs/ca-certificates.crt")
 	require.NoError(t, err, "Debian's ca-certificates bundle")
@@ -95,10 +96,10 @@ func startTrustManager(t *testing.T, cp *controlPlane) {
 	require.NoError(t, os.WriteFile(pkgFile, pkg, 0o600))
 	certDir := filepath.Join(dir, "tls")
 	writeServingCert(t, certDir)
-	startProcess(t, dir, "trust-manager",
+	harness.StartProcess(t, dir, "trust-manager",
 		"--kubeconfig", cp.Kubeconfig, "--trust-namespace", "cert-manager", "--default-package-location", pkgFile,
-		"--leader-elect=false", "--webhook-host", "127.0.0.1", fmt.Sprintf("--webhook-port=%d", freePort(t)), "--webhook-certificate-dir", certDir,
-		fmt.Sprintf("--readiness-probe-port=%d", freePort(t)), fmt.Sprintf("--metrics-port=%d", freePort(t)))
+		"--leader-elect=false", "--webhook-host", "127.0.0.1", fmt.Sprintf("--webhook-port=%d", harness.FreePort(t)), "--webhook-certificate-dir", certDir,
+		fmt.Sprintf("--readiness-probe-port=%d", harness.FreePort(t)), fmt.Sprintf("--metrics-port=%d", harness.FreePort(t)))
 }
 
 // writeServingCert writes a self-signed tls.crt and tls.key for 127.0.0.1, for

@@ -1,6 +1,4 @@
-//go:build integration
-
-package integration
+package harness
 
 import (
 	"fmt"
@@ -13,10 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// netns is a private network namespace for one test: its own lo with the
+// Netns is a private network namespace for one test: its own lo with the
 // addresses the test names, its own /etc/hosts, and the test binary's echo
-// server (see playRole) on the given ports. Only addresses inside it are used.
-type netns struct {
+// server (PlayRole's echo-server) on the given ports. Only addresses inside
+// it are used.
+type Netns struct {
 	Addrs     []string // IPv4 and IPv6 addresses put on lo
 	Hosts     string   // /etc/hosts inside
 	EchoPorts []string // ports the echo server listens on (all addresses)
@@ -25,9 +24,10 @@ type netns struct {
 	RealRoot bool
 }
 
-// run runs script (bash, after the namespace is set up and the echo server answers)
-// and returns its output. Background processes the script starts end with it.
-func (n netns) run(t *testing.T, script string) string {
+// Run runs script (bash, after the namespace is set up and the echo server
+// answers) and returns its output. Background processes the script starts
+// end with it. The test binary must play PlayRole's roles (its TestMain).
+func (n Netns) Run(t *testing.T, script string) string {
 	t.Helper()
 	for _, tool := range []string{"unshare", "ip", "curl"} {
 		_, err := exec.LookPath(tool)
@@ -47,7 +47,7 @@ func (n netns) run(t *testing.T, script string) string {
 		}
 	}
 	fmt.Fprintf(&b, "mount --bind %q /etc/hosts\n", hosts)
-	fmt.Fprintf(&b, "cd %q\n%s=echo-server %s=%s %q & echo_server=$!\n", t.TempDir(), testRoleVar, echoPortsVar, strings.Join(n.EchoPorts, ","), self)
+	fmt.Fprintf(&b, "cd %q\n%s=echo-server %s=%s %q & echo_server=$!\n", t.TempDir(), RoleVar, EchoPortsVar, strings.Join(n.EchoPorts, ","), self)
 	b.WriteString("trap 'kill $(jobs -p) 2>/dev/null' EXIT\n")
 	fmt.Fprintf(&b, "for i in $(seq 100); do curl -q -s -o /dev/null --noproxy '*' http://127.0.0.1:%s/ && break; sleep 0.1; done\nset +e\n", n.EchoPorts[0])
 	b.WriteString(script)
@@ -62,7 +62,7 @@ func (n netns) run(t *testing.T, script string) string {
 	return string(out)
 }
 
-// waitForPort is a bash loop that waits until a TCP port answers on host.
-func waitForPort(host string, port int) string {
+// WaitForPort is a bash loop that waits until a TCP port answers on host.
+func WaitForPort(host string, port int) string {
 	return fmt.Sprintf("for i in $(seq 100); do (exec 3<>/dev/tcp/%s/%d) 2>/dev/null && break; sleep 0.1; done\n", host, port)
 }
