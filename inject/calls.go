@@ -37,7 +37,7 @@ func calledHosts(m *manifest.Manifests, services, known, proxies []string) (host
 	length, from := 0, map[string]int{} // NO_PROXY bytes the hosts take, and how many hosts each place gave
 	// who calls: a container's own calls, then the ConfigMaps and Secrets no
 	// container reads, which a sidecar may load at run time (Grafana's data sources)
-	read := func(who string, about objectRef, calls []manifest.Call, lists []string) {
+	read := func(who string, about objectRef, calls []manifest.HostCall, lists []string) {
 		for _, list := range lists {
 			notes = append(notes, about.orWhere(list).note("%s: not read for calls, so none of its hosts was added to NO_PROXY: %s (a value or file naming more than %d hosts is a list of hosts, and at most %d hosts are read for a container, and for the objects no container reads)", who, list, manifest.MaxHostsPerSource, manifest.MaxCallsPerContainer))
 		}

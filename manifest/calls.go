@@ -9,8 +9,9 @@ import (
 	"strings"
 )
 
-// Call is a host a container calls, as the manifests show it.
-type Call struct {
+// HostCall is a host a container calls, as the manifests show it (not to be
+// confused with proxykit.Call, a library helper to render).
+type HostCall struct {
 	Host   string // lower case, as written (a trailing dot kept: clients tell it apart); no brackets
 	Port   string // "" when not written
 	Scheme string // "http", "https", "grpc", "postgres" ...; "" when not written
@@ -19,9 +20,14 @@ type Call struct {
 	Where string
 }
 
+// Call is HostCall's name before 0.13.
+//
+// Deprecated: use HostCall.
+type Call = HostCall
+
 // Target is what a client is asked for: scheme://host[:port], http when the
 // scheme is not written.
-func (c Call) Target() string {
+func (c HostCall) Target() string {
 	scheme := c.Scheme
 	if scheme == "" || !c.HTTP() {
 		scheme = "http"
@@ -36,7 +42,7 @@ func (c Call) Target() string {
 }
 
 // HostPort is host[:port] as a NO_PROXY entry or a message writes it.
-func (c Call) HostPort() string {
+func (c HostCall) HostPort() string {
 	if c.Port == "" {
 		return c.Host
 	}
@@ -53,7 +59,7 @@ var nonHTTPPorts = []string{"22", "25", "53", "389", "636", "1433", "1521", "218
 // HTTP tells whether an HTTP client makes the call, so that the proxy
 // variables decide its route: an http, https, ws or gRPC scheme, or none
 // written at a port that is no database's or broker's.
-func (c Call) HTTP() bool {
+func (c HostCall) HTTP() bool {
 	if c.Scheme != "" {
 		return slices.Contains(httpSchemes, c.Scheme)
 	}
@@ -112,7 +118,7 @@ var callVariables = append(slices.Clone(ProxyVariables), "JAVA_TOOL_OPTIONS", "J
 // it is first found, with its scheme when any place writes one. A value or file
 // that names more than MaxHostsPerSource hosts is a list of hosts (a block list,
 // a zone), not one program's calls: none of it is read, and ReadCalls names it.
-func (m *Manifests) Calls(ctr Container) []Call {
+func (m *Manifests) Calls(ctr Container) []HostCall {
 	calls, _ := m.ReadCalls(ctr)
 	return calls
 }
@@ -130,7 +136,7 @@ const MaxCallsPerContainer = 1024
 // ReadCalls is Calls, and what it left unread: each value or file naming more
 // than MaxHostsPerSource hosts ("ConfigMap/hosts key urls.txt, mounted at
 // /etc/h (60000 hosts)"), and the hosts past MaxCallsPerContainer.
-func (m *Manifests) ReadCalls(ctr Container) (calls []Call, hostLists []string) {
+func (m *Manifests) ReadCalls(ctr Container) (calls []HostCall, hostLists []string) {
 	resolved := m.ResolveEnv(ctr) // once, $(VAR) expanded as the kubelet does: env and args read it
 	var r bounded
 	m.readEnvFrom(&r, ctr)
@@ -231,7 +237,7 @@ func (m *Manifests) readMounts(r *bounded, ctr Container) {
 // MaxHostsPerSource hosts is named, not read; past MaxCallsPerContainer hosts
 // the rest is named.
 type bounded struct {
-	found     []Call
+	found     []HostCall
 	hostLists []string
 }
 
@@ -256,13 +262,13 @@ func (r *bounded) add(where string, fs []found) {
 		return
 	}
 	for _, f := range fs {
-		r.found = append(r.found, Call{Host: f.host, Port: f.port, Scheme: f.scheme, Where: where})
+		r.found = append(r.found, HostCall{Host: f.host, Port: f.port, Scheme: f.scheme, Where: where})
 	}
 }
 
 // calls are the calls found, each host and port once, and what was left
 // unread; whose says whose calls they are, for the name of what was left.
-func (r *bounded) calls(whose string) ([]Call, []string) {
+func (r *bounded) calls(whose string) ([]HostCall, []string) {
 	calls := dedupeCalls(r.found)
 	if len(calls) > MaxCallsPerContainer {
 		r.hostLists = append(r.hostLists, fmt.Sprintf("%d more hosts past the first %d %s (from %s on)", len(calls)-MaxCallsPerContainer, MaxCallsPerContainer, whose, calls[MaxCallsPerContainer].Where))
@@ -282,9 +288,9 @@ func countHosts(fs []found) int {
 
 // dedupeCalls keeps each host and port once, where first found, with the
 // scheme any place wrote for it.
-func dedupeCalls(calls []Call) []Call {
+func dedupeCalls(calls []HostCall) []HostCall {
 	index := map[string]int{}
-	var out []Call
+	var out []HostCall
 	for _, c := range calls {
 		key := c.Host + "\x00" + c.Port
 		if i, seen := index[key]; seen {

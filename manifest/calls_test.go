@@ -112,15 +112,15 @@ func TestCalls(t *testing.T) {
 	ctrs := m.Containers()
 	require.Len(t, ctrs, 3)
 	// a readiness checker's flags name a Service, its namespace and port (Kyverno's chart tests)
-	assert.Equal(t, []Call{{Host: "kyverno-svc-metrics.kyverno", Port: "8000", Scheme: "https", Where: "args"}}, m.Calls(ctrs[1]))
+	assert.Equal(t, []HostCall{{Host: "kyverno-svc-metrics.kyverno", Port: "8000", Scheme: "https", Where: "args"}}, m.Calls(ctrs[1]))
 	// a certificate controller's flags name a Service without a port, and a DNS name: no calls
 	assert.Empty(t, m.Calls(ctrs[2]))
-	got := map[string]Call{}
+	got := map[string]HostCall{}
 	for _, c := range m.Calls(ctrs[0]) {
 		got[c.HostPort()] = c
 	}
 	mounted := "ConfigMap/server-config key "
-	want := map[string]Call{
+	want := map[string]HostCall{
 		"harbor-core:80":                           {Scheme: "http", Where: "ConfigMap/core-env key TOKEN_SERVICE_URL (envFrom)"},
 		"opensearch:9200":                          {Scheme: "https", Where: "env ES_URL"},
 		"pg-cluster-rw.databases:5432":             {Scheme: "postgres", Where: "env DATABASE_URL (Secret/db)"},
@@ -159,45 +159,45 @@ func TestCallHTTPAndPlace(t *testing.T) {
 	facts := cluster.Facts{Domain: "cluster.local", PodCIDRs: []string{"10.244.0.0/16"}, ServiceCIDRs: []string{"10.96.0.0/12"}, APIServer: "172.18.0.2"}
 	const in, unknown, outside, loopback, notHTTP = PlaceInCluster, PlaceUnknown, PlaceOutside, PlaceLoopback, PlaceNotHTTP
 	for _, tc := range []struct {
-		call      Call
+		call      HostCall
 		http      bool
 		place     Place
 		namespace []string
 	}{
-		{Call{Host: "elasticsearch-master", Port: "9200"}, true, in, nil},
-		{Call{Host: "postgres-postgresql", Port: "5432"}, false, in, nil},
-		{Call{Host: "pgsql", Port: "5432", Scheme: "http"}, true, in, nil},
+		{HostCall{Host: "elasticsearch-master", Port: "9200"}, true, in, nil},
+		{HostCall{Host: "postgres-postgresql", Port: "5432"}, false, in, nil},
+		{HostCall{Host: "pgsql", Port: "5432", Scheme: "http"}, true, in, nil},
 		// a single label that is a top-level domain: a Service or not, NO_PROXY
 		// cannot hold it without sending every host under it (.pg, .app) around the proxy
-		{Call{Host: "pg", Port: "5432", Scheme: "http"}, true, unknown, nil},
-		{Call{Host: "app", Scheme: "http"}, true, unknown, nil},
-		{Call{Host: "app.", Scheme: "http"}, true, unknown, nil},
+		{HostCall{Host: "pg", Port: "5432", Scheme: "http"}, true, unknown, nil},
+		{HostCall{Host: "app", Scheme: "http"}, true, unknown, nil},
+		{HostCall{Host: "app.", Scheme: "http"}, true, unknown, nil},
 		// a Service of the stream by any of its names (web in shop)
-		{Call{Host: "web", Scheme: "http"}, true, in, nil},
-		{Call{Host: "web.shop.svc.cluster.local.", Scheme: "http"}, true, in, nil},
-		{Call{Host: "github.io", Scheme: "https"}, true, outside, nil},
-		{Call{Host: "vercel.app", Scheme: "https"}, true, unknown, nil},
-		{Call{Host: "vercel.app", Scheme: "https"}, true, in, []string{"app"}},
+		{HostCall{Host: "web", Scheme: "http"}, true, in, nil},
+		{HostCall{Host: "web.shop.svc.cluster.local.", Scheme: "http"}, true, in, nil},
+		{HostCall{Host: "github.io", Scheme: "https"}, true, outside, nil},
+		{HostCall{Host: "vercel.app", Scheme: "https"}, true, unknown, nil},
+		{HostCall{Host: "vercel.app", Scheme: "https"}, true, in, []string{"app"}},
 		// nobody calls a namespace com: the world's, and never noted
-		{Call{Host: "github.com", Scheme: "https"}, true, outside, nil},
-		{Call{Host: "kubernetes.default", Scheme: "https"}, true, in, nil},
-		{Call{Host: "es.search"}, true, in, []string{"search"}},
-		{Call{Host: "es.search"}, true, unknown, nil}, // .search is a top-level domain
-		{Call{Host: "vault.security", Scheme: "postgres"}, false, notHTTP, nil},
-		{Call{Host: "es.databases"}, true, in, nil},
-		{Call{Host: "api.example.com", Scheme: "https"}, true, outside, nil},
-		{Call{Host: "db.example.com", Scheme: "postgres"}, false, notHTTP, nil},
-		{Call{Host: "a.b.svc", Scheme: "grpc"}, true, in, nil},
-		{Call{Host: "a.b.svc.cluster.local"}, true, in, nil},
-		{Call{Host: "10.96.0.1", Port: "443"}, true, in, nil},
-		{Call{Host: "10.244.3.7", Port: "8080"}, true, in, nil},
-		{Call{Host: "172.18.0.2", Port: "6443"}, true, in, nil},
-		{Call{Host: "192.168.7.1", Port: "8080"}, true, outside, nil},
-		{Call{Host: "localhost", Port: "8080"}, true, loopback, nil},
-		{Call{Host: "grafana.localhost", Port: "3000"}, true, loopback, nil},
-		{Call{Host: "127.0.0.53", Port: "53"}, false, loopback, nil},
-		{Call{Host: "::1", Port: "8080"}, true, loopback, nil},
-		{Call{Host: "redis", Scheme: "redis"}, false, in, nil},
+		{HostCall{Host: "github.com", Scheme: "https"}, true, outside, nil},
+		{HostCall{Host: "kubernetes.default", Scheme: "https"}, true, in, nil},
+		{HostCall{Host: "es.search"}, true, in, []string{"search"}},
+		{HostCall{Host: "es.search"}, true, unknown, nil}, // .search is a top-level domain
+		{HostCall{Host: "vault.security", Scheme: "postgres"}, false, notHTTP, nil},
+		{HostCall{Host: "es.databases"}, true, in, nil},
+		{HostCall{Host: "api.example.com", Scheme: "https"}, true, outside, nil},
+		{HostCall{Host: "db.example.com", Scheme: "postgres"}, false, notHTTP, nil},
+		{HostCall{Host: "a.b.svc", Scheme: "grpc"}, true, in, nil},
+		{HostCall{Host: "a.b.svc.cluster.local"}, true, in, nil},
+		{HostCall{Host: "10.96.0.1", Port: "443"}, true, in, nil},
+		{HostCall{Host: "10.244.3.7", Port: "8080"}, true, in, nil},
+		{HostCall{Host: "172.18.0.2", Port: "6443"}, true, in, nil},
+		{HostCall{Host: "192.168.7.1", Port: "8080"}, true, outside, nil},
+		{HostCall{Host: "localhost", Port: "8080"}, true, loopback, nil},
+		{HostCall{Host: "grafana.localhost", Port: "3000"}, true, loopback, nil},
+		{HostCall{Host: "127.0.0.53", Port: "53"}, false, loopback, nil},
+		{HostCall{Host: "::1", Port: "8080"}, true, loopback, nil},
+		{HostCall{Host: "redis", Scheme: "redis"}, false, in, nil},
 	} {
 		f := facts
 		f.Namespaces = tc.namespace
@@ -206,10 +206,10 @@ func TestCallHTTPAndPlace(t *testing.T) {
 		assert.Equal(t, tc.place, places.Of(tc.call), "%+v: %s, not %s", tc.call, tc.place, places.Of(tc.call))
 	}
 	// the app Service of the stream: its bare name is in the cluster
-	assert.Equal(t, PlaceInCluster, NewPlaces(facts, []string{"shop/app"}).Of(Call{Host: "app", Scheme: "http"}))
-	assert.Equal(t, "http://[fd00::1]:80", Call{Host: "fd00::1", Port: "80"}.Target())
-	assert.Equal(t, "https://kubernetes.default", Call{Host: "kubernetes.default", Scheme: "https"}.Target())
-	assert.Equal(t, "http://pg:5432", Call{Host: "pg", Port: "5432", Scheme: "postgres"}.Target())
+	assert.Equal(t, PlaceInCluster, NewPlaces(facts, []string{"shop/app"}).Of(HostCall{Host: "app", Scheme: "http"}))
+	assert.Equal(t, "http://[fd00::1]:80", HostCall{Host: "fd00::1", Port: "80"}.Target())
+	assert.Equal(t, "https://kubernetes.default", HostCall{Host: "kubernetes.default", Scheme: "https"}.Target())
+	assert.Equal(t, "http://pg:5432", HostCall{Host: "pg", Port: "5432", Scheme: "postgres"}.Target())
 }
 
 func TestExpand(t *testing.T) {
@@ -297,7 +297,7 @@ func TestCallsExpansionIsBounded(t *testing.T) {
 		}
 		return b.String()
 	}
-	read := func(text string) (Env, []Call) {
+	read := func(text string) (Env, []HostCall) {
 		m, err := Parse(text)
 		require.NoError(t, err)
 		ctr := m.Containers()[0]

@@ -13,7 +13,7 @@ import (
 // those hosts all the same. Each key is read as a mounted file is, a key named
 // as a credential never; the bounds of ReadCalls apply, and hostLists names
 // what was left unread.
-func (m *Manifests) LooseCalls() ([]Call, []string) {
+func (m *Manifests) LooseCalls() ([]HostCall, []string) {
 	read := map[string]bool{} // "Kind/namespace/name" some container reads
 	mark := func(kind, ns, name string) { read[kind+"/"+ns+"/"+name] = true }
 	for _, c := range m.Containers() {

@@ -90,7 +90,7 @@ func NewPlaces(f cluster.Facts, services []string) *Places {
 }
 
 // Of places a call by its host, and for a host outside the cluster by its scheme.
-func (p *Places) Of(c Call) Place {
+func (p *Places) Of(c HostCall) Place {
 	host := strings.ToLower(strings.TrimSuffix(c.Host, "."))
 	place := p.host(host)
 	if (place == PlaceOutside || place == PlaceUnknown) && !c.HTTP() {

@@ -26,13 +26,13 @@ type Context struct {
 	noProxyBudget int // NoProxyBudget, 0 for the kernel's limit
 
 	shared    *shared
-	callList  []manifest.Call // calls(), read once
+	callList  []manifest.HostCall // calls(), read once
 	callsRead bool
 }
 
 // calls are the hosts the container calls (manifest.Manifests.Calls), read once
 // for every rule that judges them.
-func (c *Context) calls() []manifest.Call {
+func (c *Context) calls() []manifest.HostCall {
 	if !c.callsRead {
 		c.callList, c.callsRead = c.Manifests.Calls(c.Container), true
 	}
@@ -142,7 +142,7 @@ type shared struct {
 	// loose are the calls kept in ConfigMaps and Secrets no container reads,
 	// which a sidecar may load at run time: every container's NO_PROXY must
 	// let them through (one NO_PROXY serves a release)
-	loose []manifest.Call
+	loose []manifest.HostCall
 }
 
 func newShared(m *manifest.Manifests, c cluster.Facts) *shared {

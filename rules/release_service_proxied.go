@@ -122,7 +122,7 @@ func (s service) target(host string) string {
 // then the calls the container makes (manifest.Manifests.Calls: env, envFrom,
 // command, args, mounted files) when they are a Service's, with the port
 // written there, and the cluster domain's form too.
-func callHosts(services []service, calls []manifest.Call, ns, domain string) []callHost {
+func callHosts(services []service, calls []manifest.HostCall, ns, domain string) []callHost {
 	var out []callHost
 	for _, s := range services {
 		for _, f := range s.forms(ns) {
