@@ -110,3 +110,32 @@ func fabric8Env(env map[string]string, t target) (proxy, noProxy, refused string
 	}
 	return proxy, env["NO_PROXY"], ""
 }
+
+// jvmImageWords are words of an image's name that mark a JVM: the runtimes'
+// own images and the programs that carry the fabric8 client (Jenkins'
+// Kubernetes plugin, Spark, Flink, Strimzi, Keycloak, Camel K).
+var jvmImageWords = []string{"java", "jdk", "jre", "temurin", "corretto", "zulu", "graalvm", "jvm",
+	"jenkins", "spark", "flink", "strimzi", "kafka", "keycloak", "camel"}
+
+// Fabric8MayRun tells whether a container may run the fabric8 client, which
+// only a JVM runs: its environment sets JVM options (JavaOptionVariables), its
+// image's name (not its registry) says JVM, or its command starts java. A
+// verdict about fabric8 on any other container cries wolf.
+func Fabric8MayRun(image string, env map[string]string, command []string) bool {
+	for _, name := range JavaOptionVariables {
+		if env[name] != "" {
+			return true
+		}
+	}
+	repo := image
+	if i := strings.LastIndex(repo, "/"); i >= 0 {
+		repo = repo[i+1:]
+	}
+	repo, _, _ = strings.Cut(strings.ToLower(repo), ":")
+	for _, word := range jvmImageWords {
+		if strings.Contains(repo, word) {
+			return true
+		}
+	}
+	return len(command) > 0 && (command[0] == "java" || strings.HasSuffix(command[0], "/java"))
+}

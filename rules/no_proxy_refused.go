@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 
 	"github.com/proxykit/proxykit/noproxy"
 )
@@ -17,11 +18,15 @@ const RuleNoProxyRefused = "no-proxy-refused"
 // fabric8 throws on the first NO_PROXY entry outside [0-9A-Za-z.-/:] it reaches
 // before one matches, so an entry such as "*.corp.example" or "[::1]" before
 // "svc" stops every such client. The library writes every bracketed entry last;
-// a list of the container's own is judged as it is.
+// a list of the container's own is judged as it is. Only a container that may
+// run a JVM is judged (noproxy.Fabric8MayRun).
 func noProxyRefused(c *Context) string {
 	env, key, ok := proxyEnv(c.Env)
 	if !ok || (env["HTTPS_PROXY"] == "" && env["HTTP_PROXY"] == "") {
 		return "" // fabric8 reads only the upper-case variables
+	}
+	if !noproxy.Fabric8MayRun(c.Image, env, append(slices.Clone(c.Command), c.Args...)) {
+		return "" // no JVM, no fabric8
 	}
 	targets := []string{"https://kubernetes.default.svc:443", "https://kubernetes.default:443"}
 	var addr netip.Addr
