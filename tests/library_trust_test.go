@@ -58,6 +58,10 @@ func TestTrustedCABadValues(t *testing.T) {
 		// an RSA key's DER in CERTIFICATE armour: the shape of a certificate (a SEQUENCE
 		// with a two-byte long-form length) holds, its first element does not
 		{"a private key in CERTIFICATE armour", rsaKeyAsCertificate(t), "certificate 1 is not a base64 DER X.509 certificate"},
+		// a certificate's first bytes and nothing after them: the shape check reads past
+		// the end of a short body without crashing
+		{"a body cut short", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n", "certificate 1 is not a base64 DER X.509 certificate"},
+		{"a body cut short, three-byte length", "-----BEGIN CERTIFICATE-----\nMIMBAg==\n-----END CERTIFICATE-----\n", "certificate 1 is not a base64 DER X.509 certificate"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -213,7 +213,8 @@ Output: nothing. Each block must be a "CERTIFICATE" PEM block whose body is base
   {{- end -}}
   {{- /* a certificate is a SEQUENCE whose first element, tbsCertificate, is a SEQUENCE
          ("0"); a private key put inside CERTIFICATE armour starts with an INTEGER there */ -}}
-  {{- $certificate := or (and (hasPrefix "0\x82" $der) (eq (substr 4 5 $der) "0")) (and (hasPrefix "0\x83" $der) (eq (substr 5 6 $der) "0")) -}}
+  {{- /* the length first: sprig's substr slices past the end of a short string and crashes */ -}}
+  {{- $certificate := or (and (hasPrefix "0\x82" $der) (gt (len $der) 4) (eq (substr 4 5 $der) "0")) (and (hasPrefix "0\x83" $der) (gt (len $der) 5) (eq (substr 5 6 $der) "0")) -}}
   {{- if not $certificate -}}
     {{- fail (printf "proxykit: %s: certificate %d is not a base64 DER X.509 certificate (a private key or other data in CERTIFICATE armour, say); give only the CA certificates" $.key (add1 $i)) -}}
   {{- end -}}
