@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/proxykit/proxykit/proxytest"
@@ -369,4 +370,26 @@ func TestClusterProxyEKSUserData(t *testing.T) {
 	assert.Contains(t, err, "eks.enabled")
 	assert.Contains(t, err, "proxy.relay")
 	assert.NotContains(t, err, fixture.LeakMarker)
+}
+
+// The CA as a ClusterTrustBundle: off by default; on Kubernetes 1.37 (the
+// version proxytest renders for) certificates.k8s.io/v1 with the CA alone;
+// where neither version is known to be served, the render fails naming the
+// key. The loopback API server (1.36, v1beta1) stores it in
+// TestClusterTrustBundleOnTheAPIServer.
+func TestClusterProxyClusterTrustBundle(t *testing.T) {
+	ca, _ := fixture.NewCA(t, "corp")
+	values := fixture.ValuesYAML(t, map[string]any{"clusterName": "wc1", "trust": map[string]any{"clusterTrustBundle": true},
+		"proxy": map[string]any{"http": "http://proxy.corp:3128", "trustedCA": ca}, "cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12"}})
+	r := fixture.Render(t, fixture.ClusterProxy, values)
+	assert.Equal(t, []string{"ClusterTrustBundle/wc1-proxy-ca"}, objectsBySource(r)["templates/cluster-trust-bundle.yaml"])
+	bundle := proxytest.Get[certificatesv1.ClusterTrustBundle](t, r, "wc1-proxy-ca")
+	assert.Equal(t, "certificates.k8s.io/v1", bundle.APIVersion)
+	assert.Equal(t, strings.TrimSpace(ca), strings.TrimSpace(bundle.Spec.TrustBundle))
+
+	off := fixture.Render(t, fixture.ClusterProxy, strings.Replace(values, "clusterTrustBundle: true", "clusterTrustBundle: false", 1))
+	assert.False(t, fixture.Has(off, "ClusterTrustBundle", "wc1-proxy-ca"))
+	_, err := proxytest.RenderE(fixture.ClusterProxy, proxytest.Values(values), proxytest.EmbeddedLibrary(), proxytest.KubeVersion("v1.36.3"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cluster-proxy: trust.clusterTrustBundle: the cluster serves no ClusterTrustBundle")
 }
