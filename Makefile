@@ -232,6 +232,18 @@ $(TESTTIMES): hack/testtimes/main.go
 	@mkdir -p $(BIN)
 	$(GO) build -o $@ ./hack/testtimes
 
+## suite: one area of the integration suites, verbose: make suite AREA=admission|audit|inject|clients|node|distribution
+## (docs/testing.md says what each proves; every test of tests/integration is in exactly one)
+SUITE_admission := ^(TestAdmissionMatrix.*|TestNativePolicy.*|TestKyverno.*|TestOwnSettingsAreOneBehaviour|TestE2E)$$
+SUITE_audit := ^(TestAudit|TestDiscover|TestDayTwoWithCredentials)$$
+SUITE_inject := ^(TestInject.*|TestHelmUsersSeeWhatInjectDid|TestHelm4InstallsHooksWithCredentials|TestHelm3AndHelm4RenderTheSame|TestCallReaderOnPublishedCharts)$$
+SUITE_clients := ^(TestNoProxyModelsMatchRealClients|TestGRPCModelsMatchRealClients|TestIPv6LiteralsReachPythonDirect|TestPublicSuffixesStayBehindTheProxy|TestClients.*|TestJavaToolOptionsThroughTheRealJVM|TestOverrideExistingWinsInTheRealJVM|TestHTTPProxyRunsTheRenderedConfig|TestRelayAuthenticatesToUpstreams)$$
+SUITE_node := ^(TestContainerdPullsThroughTheDropIn|TestKubeletRunsPodsThroughTheDropIns|TestRelayRunsOnTheNode|TestSystemdDropInThroughSystemdsParser|TestTrustManagerFillsTheBundle|TestClusterTrustBundleOnTheAPIServer)$$
+SUITE_distribution := ^(TestDistribution|TestGoInstallTheCLI|TestConsumerOutsideTheRepository|TestChartREADMEsAreUpToDate|TestHelmLintStrict|TestSchemasNameATypoBeforeTheTemplates|TestMakeTestRunsEveryPackage|TestEveryIntegrationTestHasAnArea|TestHelmCLIKnowsTheKubernetesVersion|TestCLIAndSDKRenderTheSame)$$
+suite: tools node-modules
+	@test -n "$(SUITE_$(AREA))" || { echo "suite: set AREA to admission, audit, inject, clients, node or distribution" >&2; exit 2; }
+	$(GO) test -count=1 -tags integration -parallel 4 -timeout $(TEST_TIMEOUT) -run '$(SUITE_$(AREA))' -v ./tests/integration/
+
 ## render: the fast loop: the library, chart and example render tests, in seconds, no binary needed
 render:
 	$(GO) test -count=1 ./tests/ ./proxytest/

@@ -5,6 +5,7 @@ package integration
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -60,4 +61,36 @@ func TestHelmCLIKnowsTheKubernetesVersion(t *testing.T) {
 	version, err := fixture.HelmCommand(t, "version", "--short")
 	require.NoError(t, err)
 	assert.Regexp(t, `^v3\.\d+\.\d+`, version, "helm reports the version go.mod pins")
+}
+
+// TestEveryIntegrationTestHasAnArea: the Makefile's SUITE_<area> patterns
+// (`make suite AREA=node`) cover every test of this package, each in exactly
+// one area, so that a newcomer finds a suite by what it proves.
+func TestEveryIntegrationTestHasAnArea(t *testing.T) {
+	makefile, err := os.ReadFile(fixture.Path("Makefile"))
+	require.NoError(t, err)
+	areas := map[string]*regexp.Regexp{}
+	for _, m := range regexp.MustCompile(`(?m)^SUITE_(\w+) := (.*)$`).FindAllStringSubmatch(string(makefile), -1) {
+		areas[m[1]] = regexp.MustCompile(strings.ReplaceAll(m[2], "$$", "$"))
+	}
+	require.Len(t, areas, 6, "admission, audit, inject, clients, node, distribution")
+	files, err := filepath.Glob("*_test.go")
+	require.NoError(t, err)
+	testFunc := regexp.MustCompile(`(?m)^func (Test\w+)\(t \*testing\.T\)`)
+	tests := 0
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, m := range testFunc.FindAllStringSubmatch(string(text), -1) {
+			tests++
+			var in []string
+			for area, re := range areas {
+				if re.MatchString(m[1]) {
+					in = append(in, area)
+				}
+			}
+			assert.Len(t, in, 1, "%s (%s) is in areas %v: name it in one SUITE_ pattern of the Makefile", m[1], f, in)
+		}
+	}
+	assert.Greater(t, tests, 40)
 }
