@@ -370,15 +370,21 @@ func serviceHosts(docs []document, opts Options) (string, []string, error) {
 		byNamespace[ns] = append(byNamespace[ns], doc.meta("name"))
 	}
 	namespaces := slices.Sorted(maps.Keys(byNamespace))
+	if len(namespaces) == 0 {
+		return "", nil, nil
+	}
+	// one render for every namespace: a call each, told apart by its name
+	calls := make([]proxykit.Call, 0, len(namespaces))
+	for _, ns := range namespaces {
+		calls = append(calls, proxykit.Call{Helper: "proxykit.proxy.serviceHosts", Name: ns, Args: map[string]any{"services": byNamespace[ns], "namespace": ns}})
+	}
+	answers, err := proxykit.Ask(map[string]any{}, "", "", calls...)
+	if err != nil {
+		return "", nil, err
+	}
 	var entries, services []string
 	for _, ns := range namespaces {
-		call := proxykit.Call{Helper: "proxykit.proxy.serviceHosts", Args: map[string]any{"services": byNamespace[ns], "namespace": ns}}
-		answers, err := proxykit.Ask(map[string]any{}, "", "", call)
-		if err != nil {
-			return "", nil, err
-		}
-		out := answers[call.Helper]
-		entries = append(entries, out)
+		entries = append(entries, answers[ns])
 		for _, name := range byNamespace[ns] {
 			services = append(services, ns+"/"+name)
 		}
