@@ -267,7 +267,10 @@ func TestStreamJavaOptionsOutsideJavaToolOptions(t *testing.T) {
 	notes := strings.Join(result.Notes, "\n")
 	assert.Contains(t, notes, "StatefulSet/kc container keycloak: its own JAVA_OPTS_APPEND sets -Dhttp.nonProxyHosts, which the JVM reads instead of JAVA_TOOL_OPTIONS's, without the cluster's entries: policy.mergeNoProxy: true merges them")
 	assert.Contains(t, notes, "StatefulSet/kc container launcher: its command line sets -Dhttp.nonProxyHosts")
-	assert.NotEmpty(t, jvmFindings(m), "check sees the JVM send the release's own Service to the proxy")
+	found := jvmFindings(m)
+	if assert.NotEmpty(t, found, "check sees the JVM send the release's own Service to the proxy") {
+		assert.Contains(t, found[0], "the JVM reads -Dhttp.nonProxyHosts from the container's own JAVA_OPTS_APPEND, which lacks those names: policy.mergeNoProxy: true merges", "the advice names the cause, not NO_PROXY")
+	}
 
 	out, result = run(t, values+"policy: {mergeNoProxy: true}\n", keycloakLike, Options{Namespace: "auth"})
 	m = parse(t, out, "auth")

@@ -182,3 +182,21 @@ func javaFamily(_ Client, noProxy string, t target, _ netip.Addr) (bool, string,
 	d, e := javaDecide(tr.patterns, t)
 	return d, e, nil
 }
+
+// JavaOwnNonProxyHosts names the variable whose -Dhttp.nonProxyHosts the JVM
+// uses instead of the one proxy.runtimes java writes: a later variable of
+// JavaOptionVariables that sets the flag, or JAVA_TOOL_OPTIONS itself when it
+// sets it more than once (an own value joined after the proxy's flags); ""
+// when the JVM reads the proxy's own, or none.
+func JavaOwnNonProxyHosts(env map[string]string) string {
+	const flag = "-Dhttp.nonProxyHosts="
+	for i := len(JavaOptionVariables) - 1; i > 0; i-- {
+		if strings.Contains(env[JavaOptionVariables[i]], flag) {
+			return JavaOptionVariables[i]
+		}
+	}
+	if strings.Count(env["JAVA_TOOL_OPTIONS"], flag) > 1 {
+		return "JAVA_TOOL_OPTIONS"
+	}
+	return ""
+}

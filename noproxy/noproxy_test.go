@@ -202,3 +202,17 @@ func TestGoDecidingEntry(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, d.Direct)
 }
+
+// The JVM's own -Dhttp.nonProxyHosts is named where it is: the last variable
+// that sets it, or JAVA_TOOL_OPTIONS when an own flag follows the proxy's.
+func TestJavaOwnNonProxyHosts(t *testing.T) {
+	proxy := "-Dhttp.proxyHost=p -Dhttp.nonProxyHosts=*.svc"
+	for want, env := range map[string]map[string]string{
+		"":                  {"JAVA_TOOL_OPTIONS": proxy, "JAVA_OPTS": "-Xmx1g"},
+		"JAVA_TOOL_OPTIONS": {"JAVA_TOOL_OPTIONS": proxy + " -Dhttp.nonProxyHosts=*.corp"},
+		"JAVA_OPTS_APPEND":  {"JAVA_TOOL_OPTIONS": proxy, "JDK_JAVA_OPTIONS": "-Dhttp.nonProxyHosts=a", "JAVA_OPTS_APPEND": "-Dhttp.nonProxyHosts=b"},
+		"_JAVA_OPTIONS":     {"_JAVA_OPTIONS": "-Dhttp.nonProxyHosts=c", "JAVA_OPTS": "-Dhttp.nonProxyHosts=d"},
+	} {
+		assert.Equal(t, want, JavaOwnNonProxyHosts(env), "%v", env)
+	}
+}

@@ -32,9 +32,13 @@ func releaseServiceProxied(c *Context) string {
 	if !ok || len(c.shared.services) == 0 {
 		return ""
 	}
-	msg := c.shared.decisions.releaseServiceFinding(vars, key, callHosts(c.shared.services, c.calls(), c.Namespace, c.Cluster.Domain), judgedClients(c))
+	msg, onlyJava := c.shared.decisions.releaseServiceFinding(vars, key, callHosts(c.shared.services, c.calls(), c.Namespace, c.Cluster.Domain), judgedClients(c))
 	if msg == "" {
 		return ""
+	}
+	if own := noproxy.JavaOwnNonProxyHosts(vars); own != "" && onlyJava {
+		// NO_PROXY holds the names: the JVM reads its own flag instead
+		return msg + c.Where + fmt.Sprintf("; the JVM reads -Dhttp.nonProxyHosts from the container's own %s, which lacks those names: policy.mergeNoProxy: true merges the cluster's entries into it (proxykit inject and the policies), or add them there", own)
 	}
 	return msg + c.Where + "; add those names to NO_PROXY: a chart of your own passes proxykit.proxy.serviceHosts to generateEnv's \"noProxy\", a chart you don't own gets every Service of its release from proxykit inject"
 }
@@ -191,26 +195,29 @@ func proxyEnv(env manifest.Env) (vars map[string]string, key string, ok bool) {
 }
 
 // releaseServiceFinding is the message of RuleReleaseServiceProxied for one
-// container, or "" when every Service's names go around the proxy.
-func (j serviceJudge) releaseServiceFinding(env map[string]string, envKey string, hosts []callHost, judged []noproxy.Client) string {
+// container, or "" when every Service's names go around the proxy; onlyJava
+// tells whether the JVM is the only client that proxies them.
+func (j serviceJudge) releaseServiceFinding(env map[string]string, envKey string, hosts []callHost, judged []noproxy.Client) (msg string, onlyJava bool) {
 	type proxiedHost struct {
 		host, why string
 		clients   []string
 	}
 	byService := map[service][]proxiedHost{}
 	var order []service
+	onlyJava = true
 	for _, h := range hosts {
 		clients := j.proxiedBy(env, envKey, h.service.target(h.host), h.service.addr, judged)
 		if len(clients) == 0 {
 			continue
 		}
+		onlyJava = onlyJava && len(clients) == 1 && clients[0] == string(noproxy.Java)
 		if _, seen := byService[h.service]; !seen {
 			order = append(order, h.service)
 		}
 		byService[h.service] = append(byService[h.service], proxiedHost{h.host, h.why, clients})
 	}
 	if len(order) == 0 {
-		return ""
+		return "", false
 	}
 	const shown = 5
 	var parts []string
@@ -245,5 +252,5 @@ func (j serviceJudge) releaseServiceFinding(env map[string]string, envKey string
 		}
 		parts = append(parts, fmt.Sprintf("Service %s (%s)", s.name, strings.Join(hs, "; ")))
 	}
-	return fmt.Sprintf("NO_PROXY sends %s through the proxy, which cannot reach it", strings.Join(parts, ", "))
+	return fmt.Sprintf("NO_PROXY sends %s through the proxy, which cannot reach it", strings.Join(parts, ", ")), onlyJava
 }
