@@ -43,6 +43,9 @@ func TestCallReaderOnPublishedCharts(t *testing.T) {
 		{"trust-manager", unownedChart(t, "github.com/cert-manager/trust-manager", "trust-manager", "deploy/charts/trust-manager"), "cert-manager", nil, nil},
 		{"metrics-server", unownedChart(t, "sigs.k8s.io/metrics-server", "charts", "charts/metrics-server"), "kube-system", nil, nil},
 		{"external-secrets", unownedChart(t, "github.com/external-secrets/external-secrets", "charts", "deploy/charts/external-secrets"), "external-secrets", []string{"--set", "installCRDs=false"}, nil},
+		// the certificate Jobs' --host names the admission Service's certificate, and the
+		// controller's --publish-service and --configmap name objects: no calls
+		{"ingress-nginx", unownedChart(t, "k8s.io/ingress-nginx", "charts", "charts/ingress-nginx"), "ingress-nginx", nil, nil},
 		{"callers", fixture.Path("tests", "testdata", "callers"), "ci", nil,
 			[]string{
 				"Deployment/callers-core/core http://callers-core:80",                             // envFrom ConfigMap, a URL
