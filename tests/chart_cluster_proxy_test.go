@@ -393,3 +393,25 @@ func TestClusterProxyClusterTrustBundle(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "cluster-proxy: trust.clusterTrustBundle: the cluster serves no ClusterTrustBundle")
 }
+
+// RKE2's and k3s's environment files: the library's proxykit.systemd.environmentFile
+// in a Secret each (it may carry credentials), the CONTAINERD_ variables alone
+// with containerdOnly; off by default; nothing to carry with proxy.existingSecret
+// alone. systemd's own parser reads them in tests/distros.
+func TestClusterProxyRKE2AndK3sEnvironment(t *testing.T) {
+	values := fixture.CredentialValues(t, map[string]any{"clusterName": "wc1", "rke2": map[string]any{"enabled": true}, "k3s": map[string]any{"enabled": true, "containerdOnly": true}})
+	r := fixture.Render(t, fixture.ClusterProxy, values)
+	assert.ElementsMatch(t, []string{"Secret/wc1-rke2-proxy@" + fixture.Namespace, "Secret/wc1-k3s-proxy@" + fixture.Namespace}, objectsBySource(r)["templates/rke2-k3s-environment-secrets.yaml"])
+	rke2 := string(proxytest.Get[corev1.Secret](t, r, "wc1-rke2-proxy").Data["environment"])
+	k3s := string(proxytest.Get[corev1.Secret](t, r, "wc1-k3s-proxy").Data["environment"])
+	assert.Contains(t, rke2, "\nHTTP_PROXY=\"http://")
+	assert.Contains(t, rke2, "\nno_proxy=\"localhost,")
+	assert.NotContains(t, rke2, "export ")
+	assert.Contains(t, k3s, "\nCONTAINERD_HTTP_PROXY=\"http://")
+	assert.NotContains(t, k3s, "\nHTTP_PROXY=", "containerd alone")
+
+	off := fixture.Render(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"}))
+	assert.False(t, fixture.Has(off, "Secret", "wc1-rke2-proxy"))
+	err := fixture.RenderError(t, fixture.ClusterProxy, "clusterName: wc1\nk3s: {enabled: true}\nproxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n")
+	assert.Contains(t, err, "cluster-proxy: k3s.enabled: the environment file carries the proxy URLs")
+}

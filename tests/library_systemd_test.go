@@ -115,3 +115,29 @@ func TestSystemdRuntimes(t *testing.T) {
 	assert.Contains(t, env["NO_PROXY"], ",.svc,", "NO_PROXY with the forms Node.js needs")
 	assert.Contains(t, helpers["envFile"], "\nexport JAVA_TOOL_OPTIONS='"+env["JAVA_TOOL_OPTIONS"]+"'\nexport NODE_USE_ENV_PROXY='1'\n")
 }
+
+// TestSystemdEnvironmentFile: NAME="value" lines as systemd's EnvironmentFile=
+// reads them (no export, which systemd refuses; every character that is special
+// inside double quotes escaped); with a prefix, only the upper-case three. A
+// bad prefix fails naming it. tests/distros has systemd's own parser read it.
+func TestSystemdEnvironmentFile(t *testing.T) {
+	// quotes, backquotes and backslashes never reach a URL (the library refuses them raw): $ does
+	helpers := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, "proxy: {http: \"http://u:it's$w%40@p:3128\"}\ncluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}"))
+	got := helpers["environmentFile"]
+	assert.Contains(t, got, "\nHTTP_PROXY=\"http://u:it's\\$w%40@p:3128\"\n")
+	assert.Contains(t, got, "\nno_proxy=\"localhost,127.0.0.1,")
+	assert.NotContains(t, got, "export ")
+	containerd := helpers["containerdEnvironmentFile"]
+	assert.Equal(t, []string{"CONTAINERD_HTTP_PROXY", "CONTAINERD_NO_PROXY"}, envFileNames(containerd), "http only: no HTTPS pair")
+	assert.Equal(t, "", fixture.Helpers(t, fixture.Render(t, fixture.Fixture, "proxy: {existingSecret: corp}"))["environmentFile"])
+}
+
+// envFileNames lists the names an environment file sets, in order.
+func envFileNames(text string) []string {
+	var names []string
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		name, _, _ := strings.Cut(line, "=")
+		names = append(names, name)
+	}
+	return names
+}

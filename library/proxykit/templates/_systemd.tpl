@@ -54,6 +54,35 @@ export {{ $name }}='{{ $value | replace "'" "'\\''" }}'
 {{- end -}}
 
 {{/*
+proxykit.systemd.environmentFile — the proxy variables as systemd's EnvironmentFile= reads
+them: RKE2's /etc/default/rke2-server and rke2-agent, k3s's k3s.service.env.
+Input:  dict "context" $ ["prefix" <string, e.g. "CONTAINERD_": only the upper-case three,
+        named with it, which RKE2 and k3s hand containerd alone>]
+Output: one NAME="value" line per variable, as proxykit.systemd.dropIn lists them, in
+        double quotes with "\", '"', "$" and "`" escaped by a backslash (systemd reads
+        "\$" as "$" and expands nothing: no "%%" here, which only unit files need);
+        no "export ", which systemd refuses. Nothing when no proxy URL is set.
+*/}}
+{{- define "proxykit.systemd.environmentFile" -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.systemd.environmentFile") -}}
+{{- $s := .context.proxykitSettings -}}
+{{- $prefix := .prefix | default "" -}}
+{{- if and $prefix (not (regexMatch "^[A-Z][A-Z0-9_]*_$" (toString $prefix))) -}}
+  {{- fail (printf "proxykit.systemd.environmentFile: \"prefix\" %q is not a variable name's start (upper case, ending in _)" (toString $prefix)) -}}
+{{- end -}}
+{{- if or $s.http $s.https -}}
+{{- $values := include "proxykit.systemd.values" $s | fromJson -}}
+{{- $names := ternary (list "HTTP_PROXY" "HTTPS_PROXY" "NO_PROXY") (list "HTTP_PROXY" "HTTPS_PROXY" "NO_PROXY" "http_proxy" "https_proxy" "no_proxy" "JAVA_TOOL_OPTIONS" "NODE_USE_ENV_PROXY") (ne $prefix "") -}}
+{{- range $name := $names -}}
+  {{- $value := index $values $name -}}
+  {{- if $value }}
+{{ $prefix }}{{ $name }}="{{ $value | replace "\\" "\\\\" | replace "\"" "\\\"" | replace "$" "\\$" | replace "`" "\\`" }}"
+  {{- end -}}
+{{- end }}
+{{ end -}}
+{{- end -}}
+
+{{/*
 proxykit.systemd.values — every variable a machine gets, by name, for the two helpers above.
 Input:  the settings map of proxykit.resolve.settings. Output: JSON map of name -> value ("" when unset).
 */}}

@@ -19,3 +19,14 @@ func TestEnvironment(t *testing.T) {
 	assert.NotContains(t, env, "D", "an unknown specifier: systemd refuses the line")
 	assert.Contains(t, log, "%Z")
 }
+
+// systemd's reading of an environment file: double quotes and backslash
+// escapes as EnvironmentFile= reads them, export refused, specifiers literal.
+func TestEnvironmentFile(t *testing.T) {
+	env := EnvironmentFile(t, "A=\"http://u:it's\\\"q\\\\%40@p:3128\"\nexport B=1\nC=plain\nD=\"%h\"\n")
+	assert.Equal(t, `http://u:it's"q\%40@p:3128`, env["A"])
+	assert.NotContains(t, env, "B", "systemd refuses export")
+	assert.NotContains(t, env, "export B")
+	assert.Equal(t, "plain", env["C"])
+	assert.Equal(t, "%h", env["D"], "no specifiers in an environment file")
+}
