@@ -345,12 +345,9 @@ Output: YAML list item.
       {{- else }} []
       {{- end }}
       {{- if $.java }}
-      + lists.range(size(c.env)).filter(j, c.env[j].name == "JAVA_TOOL_OPTIONS" && !has(c.env[j].valueFrom) && has(c.env[j].value) && c.env[j].value.size() > {{ $f }} && c.env[j].value.startsWith(flags) && c.env[j].value.substring({{ $f }}).contains({{ toJson $flag }}))
-      .map(j, [c.env[j].value.lastIndexOf({{ toJson $flag }}) + {{ len $flag }}].map(at, [c.env[j].value.substring(at).split("|").filter(p, p != "" && !{{ include "proxy-policies.cel.publicJavaPattern" (dict "pattern" "p" "table" "psl") }})]
-      .map(keep, [c.env[j].value.substring(0, at) + keep.join("|")].map(v, v == c.env[j].value ? [] : [JSONPatch{op: "replace", path: {{ $base }} + "/value", value: v}])[0])[0])[0])
-      {{- end }}
-      {{- if $.javaVars }}
-      + lists.range(size(c.env)).filter(j, c.env[j].name in {{ toJson $.javaVars }} && !has(c.env[j].valueFrom) && has(c.env[j].value) && c.env[j].value.contains({{ toJson $flag }}))
+      {{- /* the JVM's options a merge appended a last -Dhttp.nonProxyHosts to: JAVA_TOOL_OPTIONS after the
+             proxy's flags, and with it the other option variables that set the flag */}}
+      + lists.range(size(c.env)).filter(j, !has(c.env[j].valueFrom) && has(c.env[j].value) && (c.env[j].name == "JAVA_TOOL_OPTIONS" && c.env[j].value.size() > {{ $f }} && c.env[j].value.startsWith(flags) && c.env[j].value.substring({{ $f }}).contains({{ toJson $flag }}){{ if $.javaVars }} || c.env[j].name in {{ toJson $.javaVars }} && c.env[j].value.contains({{ toJson $flag }}){{ end }}))
       .map(j, [c.env[j].value.lastIndexOf({{ toJson $flag }}) + {{ len $flag }}].map(at, [c.env[j].value.substring(at).split("|").filter(p, p != "" && !{{ include "proxy-policies.cel.publicJavaPattern" (dict "pattern" "p" "table" "psl") }})]
       .map(keep, [c.env[j].value.substring(0, at) + keep.join("|")].map(v, v == c.env[j].value ? [] : [JSONPatch{op: "replace", path: {{ $base }} + "/value", value: v}])[0])[0])[0])
       {{- end }}

@@ -160,24 +160,9 @@ javaOptions>. Output: YAML list (foreach entries).
     - list: "element0.env || `[]`"
       preconditions:
         all:
-          - key: "{{ printf "{{ element.name == 'JAVA_TOOL_OPTIONS' && !contains(keys(element), 'valueFrom') && starts_with(element.value || '', javaOptions) && length(split(element.value || '', '%s')) > `%d` }}" $flag (len (splitList $flag .java)) }}"
-            operator: Equals
-            value: true
-          - key: "{{ "{{ element0.name }}" }}"
-            operator: AnyNotIn
-            value: "{{ "{{ skipContainers }}" }}"
-      patchesJson6902: |-
-        - op: replace
-          path: /spec/{{ .list }}/{{ "{{elementIndex0}}" }}/env/{{ "{{elementIndex1}}" }}/value
-          value: '{{ "{{" }} replace_all(join('', [join('{{ $flag }}', split(element.value, '{{ $flag }}')[:-1]), '{{ $flag }}', join('|', {{ include "proxy-policies.jmes.keepJavaPatterns" (dict "list" (printf "split(split(element.value, '%s')[-1], '|')" $flag) "table" $table) }})]), {{ $quote }}, {{ $quotes }}) {{ "}}" }}'
-{{- end }}
-{{- if .javaVars }}
-- list: request.object.spec.{{ .list }}
-  foreach:
-    - list: "element0.env || `[]`"
-      preconditions:
-        all:
-          - key: "{{ printf "{{ contains(%s, element.name) && !contains(keys(element), 'valueFrom') && contains(element.value || '', '%s') }}" (printf "['%s']" (join "', '" .javaVars)) $flag }}"
+          # JAVA_TOOL_OPTIONS with more -Dhttp.nonProxyHosts flags than the proxy's, and the JVM's other
+          # option variables that set the flag: a merge appended a last one to each
+          - key: "{{ printf "{{ !contains(keys(element), 'valueFrom') && ((element.name == 'JAVA_TOOL_OPTIONS' && starts_with(element.value || '', javaOptions) && length(split(element.value || '', '%s')) > `%d`)" $flag (len (splitList $flag .java)) }}{{ if .javaVars }}{{ printf " || (contains(%s, element.name) && contains(element.value || '', '%s'))" (printf "['%s']" (join "', '" .javaVars)) $flag }}{{ end }}) {{ "}}" }}"
             operator: Equals
             value: true
           - key: "{{ "{{ element0.name }}" }}"
