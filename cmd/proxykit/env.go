@@ -13,7 +13,7 @@ import (
 // envFormats are the helpers `proxykit env` renders: the output is the library's,
 // never rebuilt here (one source of truth for names, order, quoting and escaping).
 var envFormats = map[string]string{
-	"dotenv":  "proxykit.systemd.envFile", // without the `export ` of each line
+	"dotenv":  "proxykit.systemd.environmentFile", // NAME="value": what systemd's EnvironmentFile= and shells both read alike
 	"shell":   "proxykit.systemd.envFile",
 	"yaml":    "proxykit.systemd.envFile", // its lines read back into a map
 	"systemd": "proxykit.systemd.dropIn",
@@ -55,12 +55,6 @@ func (o *envOptions) run(context.Context) error {
 	}
 	out = strings.TrimLeft(out, "\n")
 	switch o.format.value {
-	case "dotenv":
-		lines := strings.Split(strings.TrimSpace(out), "\n")
-		for i, line := range lines {
-			lines[i] = strings.TrimPrefix(line, "export ")
-		}
-		out = strings.Join(lines, "\n") + "\n"
 	case "yaml":
 		vars, err := readEnvFile(out)
 		if err != nil {

@@ -39,7 +39,7 @@ func TestCommands(t *testing.T) {
 		{"noproxy: a missing file", "", []string{"noproxy", "-f", "nope.yaml"}, 2, nil, []string{"nope.yaml"}},
 		{"noproxy: an unknown flag", "", []string{"noproxy", "--value", "x"}, 2, nil, []string{"unknown flag: --value"}},
 		{"env as dotenv, credentials kept for the machine", "", []string{"env", "-f", mgmt}, 0,
-			[]string{"HTTP_PROXY='http://capi-mgmt:S3cr%40t&pass@proxy.corp.example:3128'\n", "no_proxy='localhost,"}, nil},
+			[]string{"HTTP_PROXY=\"http://capi-mgmt:S3cr%40t&pass@proxy.corp.example:3128\"\n", "no_proxy=\"localhost,"}, nil},
 		{"env as yaml", "", []string{"env", "-f", eks, "--format", "yaml"}, 0, []string{"HTTPS_PROXY: http://proxy.corp.example:3128\n", "no_proxy: localhost,"}, nil},
 		{"env as a systemd drop-in", "", []string{"env", "-f", mgmt, "--format", "systemd"}, 0,
 			[]string{"[Service]\n", `Environment="HTTP_PROXY=http://capi-mgmt:S3cr%%40t&pass@proxy.corp.example:3128"`}, nil},
