@@ -135,12 +135,6 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 // JAVA_TOOL_OPTIONS's, and where a launch script puts it among its own flags is
 // not known, so inject does not rewrite it.
 func (inj *injection) commandLineNote(c map[string]any, where string) []string {
-	java := ""
-	for _, e := range inj.env {
-		if e.Name == "JAVA_TOOL_OPTIONS" {
-			java = e.Value
-		}
-	}
 	var words []string
 	for _, field := range []string{"command", "args"} {
 		list, _ := c[field].([]any)
@@ -150,7 +144,7 @@ func (inj *injection) commandLineNote(c map[string]any, where string) []string {
 			}
 		}
 	}
-	if java == "" || len(words) == 0 || !mergeJava(strings.Join(words, " "), java).lacking {
+	if inj.javaFlags == "" || len(words) == 0 || !mergeJava(strings.Join(words, " "), inj.javaFlags).lacking {
 		return nil
 	}
 	return []string{where + ": its command line sets -Dhttp.nonProxyHosts, which the JVM reads instead of JAVA_TOOL_OPTIONS's, without the cluster's entries; inject does not rewrite a command line: add them there (the proxy's JAVA_TOOL_OPTIONS, which proxykit env prints, lists them) or move the flag into JAVA_TOOL_OPTIONS"}

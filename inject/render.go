@@ -14,6 +14,7 @@ import (
 type injection struct {
 	enabled      bool
 	env          []corev1.EnvVar // proxykit.proxy.env (with the Services), then proxykit.trust.env
+	javaFlags    string          // env's JAVA_TOOL_OPTIONS: the JVM's flags with proxy.runtimes java, else ""
 	volume       map[string]any  // the trust bundle's volume, nil without proxy.trustedCA
 	mount        map[string]any  // its read-only mount
 	record       string          // proxykit.proxy.record: stamped on every pod template injected
@@ -58,6 +59,11 @@ func render(values map[string]any, hosts, release string) (*injection, error) {
 	}
 	if inj.env, err = typedEnv(append(decoded["proxykit.proxy.env"], decoded["proxykit.trust.env"]...)); err != nil {
 		return nil, fmt.Errorf("proxykit: proxykit.proxy.env: %w", err)
+	}
+	for _, e := range inj.env {
+		if e.Name == "JAVA_TOOL_OPTIONS" {
+			inj.javaFlags = e.Value
+		}
 	}
 	if volumes, mounts := decoded["proxykit.trust.volumes"], decoded["proxykit.trust.volumeMounts"]; len(volumes) > 0 && len(mounts) > 0 {
 		inj.volume, _ = volumes[0].(map[string]any)
