@@ -373,25 +373,44 @@ func TestClusterProxyEKSUserData(t *testing.T) {
 }
 
 // The CA as a ClusterTrustBundle: off by default; on Kubernetes 1.37 (the
-// version proxytest renders for) certificates.k8s.io/v1 with the CA alone;
-// where neither version is known to be served, the render fails naming the
-// key. The loopback API server (1.36, v1beta1) stores it in
+// version proxytest renders for) certificates.k8s.io/v1, of signer
+// proxykit.io/trusted-ca (the signer the library's projected volume joins) and
+// named after it, with the CA and then trust.publicRoots; roots that are not
+// certificates, or where neither version is known to be served, fail the render
+// naming the key. The loopback API server (1.36, v1beta1) stores it in
 // TestClusterTrustBundleOnTheAPIServer.
 func TestClusterProxyClusterTrustBundle(t *testing.T) {
 	ca, _ := fixture.NewCA(t, "corp")
+	root, _ := fixture.NewCA(t, "a public root")
+	name := "proxykit.io:trusted-ca:wc1"
 	values := fixture.ValuesYAML(t, map[string]any{"clusterName": "wc1", "trust": map[string]any{"clusterTrustBundle": true},
 		"proxy": map[string]any{"http": "http://proxy.corp:3128", "trustedCA": ca}, "cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12"}})
 	r := fixture.Render(t, fixture.ClusterProxy, values)
-	assert.Equal(t, []string{"ClusterTrustBundle/wc1-proxy-ca"}, objectsBySource(r)["templates/cluster-trust-bundle.yaml"])
-	bundle := proxytest.Get[certificatesv1.ClusterTrustBundle](t, r, "wc1-proxy-ca")
+	assert.Equal(t, []string{"ClusterTrustBundle/" + name}, objectsBySource(r)["templates/cluster-trust-bundle.yaml"])
+	bundle := proxytest.Get[certificatesv1.ClusterTrustBundle](t, r, name)
 	assert.Equal(t, "certificates.k8s.io/v1", bundle.APIVersion)
-	assert.Equal(t, strings.TrimSpace(ca), strings.TrimSpace(bundle.Spec.TrustBundle))
+	assert.Equal(t, "proxykit.io/trusted-ca", bundle.Spec.SignerName)
+	assert.Equal(t, "true", bundle.Labels["proxykit.io/trusted-ca"], "the label the library's volume selects")
+	assert.Equal(t, strings.TrimSpace(ca), strings.TrimSpace(bundle.Spec.TrustBundle), "the CA alone without public roots")
+
+	withRoots := fixture.Render(t, fixture.ClusterProxy, values+fixture.ValuesYAML(t, map[string]any{"trust": map[string]any{"clusterTrustBundle": true, "publicRoots": root + "\n"}}))
+	joined := proxytest.Get[certificatesv1.ClusterTrustBundle](t, withRoots, name).Spec.TrustBundle
+	assert.Equal(t, strings.TrimSpace(ca)+"\n"+strings.TrimSpace(root), strings.TrimSpace(joined), "the CA, then the public roots")
 
 	off := fixture.Render(t, fixture.ClusterProxy, strings.Replace(values, "clusterTrustBundle: true", "clusterTrustBundle: false", 1))
-	assert.False(t, fixture.Has(off, "ClusterTrustBundle", "wc1-proxy-ca"))
+	assert.False(t, fixture.Has(off, "ClusterTrustBundle", name))
 	_, err := proxytest.RenderE(fixture.ClusterProxy, proxytest.Values(values), proxytest.EmbeddedLibrary(), proxytest.KubeVersion("v1.36.3"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "cluster-proxy: trust.clusterTrustBundle: the cluster serves no ClusterTrustBundle")
+
+	for roots, want := range map[string]string{
+		"not a certificate": "trust.publicRoots holds no PEM certificate",
+		root + "junk":       "trust.publicRoots holds text besides PEM certificates",
+	} {
+		err := fixture.RenderError(t, fixture.ClusterProxy, values+fixture.ValuesYAML(t, map[string]any{"trust": map[string]any{"clusterTrustBundle": true, "publicRoots": roots}}))
+		assert.Contains(t, err, want)
+		assertNoTemplateCrash(t, err)
+	}
 }
 
 // RKE2's and k3s's environment files: the library's proxykit.systemd.environmentFile

@@ -45,6 +45,67 @@ func TestTrustedCAReachesContainers(t *testing.T) {
 	})
 }
 
+// TestTrustedCAFromClusterTrustBundles: with proxy.trustBundle clusterTrustBundle
+// (at any tier) the same volume name, mount and variables, and the volume a
+// projected one that joins every ClusterTrustBundle of signer
+// proxykit.io/trusted-ca into the file the variables name; the record of the
+// configuration changes with it (a Pod mounting the other bundle is stale), and a
+// value that is neither bundle, or a JVM (whose store is PKCS#12), fails naming
+// the keys.
+func TestTrustedCAFromClusterTrustBundles(t *testing.T) {
+	ca, _ := fixture.NewCA(t, "corp intercepting proxy")
+	for _, key := range []string{"proxy", "cluster.proxy", "global.proxy"} {
+		t.Run(key, func(t *testing.T) {
+			values := withTrustBundle(fixture.TrustValues(t, "proxy", ca), key, "clusterTrustBundle")
+			r := fixture.Render(t, fixture.Fixture, values)
+			spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-app").Spec.Template.Spec
+			app := fixture.SpecContainer(t, spec, "app")
+			assert.Equal(t, fixture.WithEnv(fixture.ProxyEnvPlain, fixture.TrustEnv...), app.Env, "the same variables, naming the same file")
+			assert.Equal(t, []corev1.VolumeMount{{Name: "proxykit-ca-bundle", MountPath: "/etc/proxykit/ca", ReadOnly: true}}, app.VolumeMounts)
+			require.Len(t, spec.Volumes, 1)
+			v := spec.Volumes[0]
+			assert.Nil(t, v.ConfigMap)
+			require.NotNil(t, v.Projected)
+			require.Len(t, v.Projected.Sources, 1)
+			ctb := v.Projected.Sources[0].ClusterTrustBundle
+			require.NotNil(t, ctb)
+			assert.Nil(t, ctb.Name, "every bundle of the signer, not one by name")
+			assert.Equal(t, "proxykit.io/trusted-ca", *ctb.SignerName)
+			require.NotNil(t, ctb.LabelSelector, "an unset selector matches no bundle")
+			assert.Equal(t, map[string]string{"proxykit.io/trusted-ca": "true"}, ctb.LabelSelector.MatchLabels, "the label cluster-proxy's bundle carries")
+			assert.Equal(t, "ca-certificates.crt", ctb.Path)
+			assert.Equal(t, fixture.BundleFile, app.VolumeMounts[0].MountPath+"/"+ctb.Path, "the file the variables name")
+		})
+	}
+	t.Run("the record tells the bundles apart", func(t *testing.T) {
+		configMap := fixture.Record(t, fixture.TrustValues(t, "proxy", ca))
+		explicit := fixture.Record(t, withTrustBundle(fixture.TrustValues(t, "proxy", ca), "proxy", "configMap"))
+		ctb := fixture.Record(t, withTrustBundle(fixture.TrustValues(t, "proxy", ca), "proxy", "clusterTrustBundle"))
+		assert.Equal(t, configMap, explicit, "the default named is the default: no Pod goes stale")
+		assert.NotEqual(t, configMap, ctb)
+	})
+	t.Run("bad values", func(t *testing.T) {
+		err := fixture.RenderError(t, fixture.Fixture, withTrustBundle(fixture.TrustValues(t, "proxy", ca), "cluster.proxy", "trustManager"))
+		assert.Contains(t, err, `proxykit: cluster.proxy.trustBundle: unknown bundle "trustManager"; the bundles are: configMap`)
+		err = fixture.RenderError(t, fixture.Fixture, strings.Replace(fixture.TrustValues(t, "proxy", ca), "proxy:\n", "proxy:\n  runtimes: [java]\n  trustBundle: clusterTrustBundle\n", 1))
+		assert.Contains(t, err, "proxykit: proxy.trustBundle is clusterTrustBundle and proxy.runtimes has java")
+		assertNoTemplateCrash(t, err)
+		err = fixture.RenderError(t, fixture.Fixture, withTrustBundle(fixture.TrustValues(t, "proxy", ca), "proxy", "[clusterTrustBundle]"))
+		assert.Contains(t, err, "proxykit: proxy.trustBundle must be a string, got slice")
+	})
+}
+
+// withTrustBundle sets trustBundle (a YAML value) at one tier of TrustValues' values.
+func withTrustBundle(values, tier, bundle string) string {
+	switch tier {
+	case "proxy":
+		return strings.Replace(values, "proxy:\n", "proxy:\n  trustBundle: "+bundle+"\n", 1)
+	case "cluster.proxy":
+		return strings.Replace(values, "cluster:\n", "cluster:\n  proxy:\n    trustBundle: "+bundle+"\n", 1)
+	}
+	return values + "global:\n  proxy:\n    trustBundle: " + bundle + "\n"
+}
+
 func TestTrustedCABadValues(t *testing.T) {
 	ca, key := fixture.NewCA(t, "corp")
 	body := strings.Split(ca, "\n")[1]

@@ -36,7 +36,7 @@ const AdminToken = "proxykit-e2e-admin-token"
 // StartControlPlane starts etcd and kube-apiserver (bin/etcd,
 // bin/kube-apiserver) in a temp dir and waits for /readyz. The service
 // network is dual-stack: 10.96.0.0/12 and fd00:10:96::/112; the beta
-// ClusterTrustBundle API is served.
+// ClusterTrustBundle API is served, and Pods may project bundles.
 func StartControlPlane(t testing.TB) *ControlPlane {
 	t.Helper()
 	dir := t.TempDir()
@@ -64,8 +64,10 @@ func StartControlPlane(t testing.TB) *ControlPlane {
 		"--service-account-issuer=https://kubernetes.default.svc",
 		"--service-account-key-file="+saPub, "--service-account-signing-key-file="+saKey,
 		"--service-cluster-ip-range=10.96.0.0/12,fd00:10:96::/112", // dual stack, for the IPv6-first http-proxy Service
-		// ClusterTrustBundle is beta and off before 1.37: served here, as cluster-proxy renders one
-		"--feature-gates=ClusterTrustBundle=true", "--runtime-config=certificates.k8s.io/v1beta1/clustertrustbundles=true",
+		// ClusterTrustBundle and its projected volume are beta and off before 1.37: on here, as
+		// cluster-proxy renders a bundle and proxy.trustBundle mounts the bundles (without the
+		// projection gate the API server drops a Pod's clusterTrustBundle sources)
+		"--feature-gates=ClusterTrustBundle=true,ClusterTrustBundleProjection=true", "--runtime-config=certificates.k8s.io/v1beta1/clustertrustbundles=true",
 		"--v=1")
 
 	host := fmt.Sprintf("https://127.0.0.1:%d", port)

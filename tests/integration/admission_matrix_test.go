@@ -44,6 +44,9 @@ const (
 	configCredentials    = "credentials"
 	configExistingSecret = "existingSecret"
 	configTrustedCA      = "trustedCA"
+	// the trusted CA read from ClusterTrustBundles (proxy.trustBundle): a projected
+	// volume, which the CEL engines add by JSON patch
+	configClusterTrustBundle = "clusterTrustBundle"
 )
 
 // admissionCell is one engine x configuration x failurePolicy, installed as its
@@ -80,6 +83,8 @@ func (c admissionCell) values(password string) string {
 		proxy = "  existingSecret: " + c.userSecret() + "\n"
 	case configTrustedCA:
 		proxy += "  trustedCA: " + fixture.YAMLQuote(c.ca) + "\n"
+	case configClusterTrustBundle:
+		proxy += "  trustedCA: " + fixture.YAMLQuote(c.ca) + "\n  trustBundle: clusterTrustBundle\n"
 	}
 	if c.java() {
 		proxy += "  runtimes: [java]\n"
@@ -112,10 +117,15 @@ func (c admissionCell) env(javaOptions string) []corev1.EnvVar {
 	if c.java() {
 		env = append(env, fixture.Val("JAVA_TOOL_OPTIONS", javaOptions))
 	}
-	if c.config == configTrustedCA {
+	if c.trusts() {
 		env = append(env, fixture.TrustEnv...)
 	}
 	return env
+}
+
+// trusts: the cell's Pods get the trust variables and the bundle.
+func (c admissionCell) trusts() bool {
+	return c.config == configTrustedCA || c.config == configClusterTrustBundle
 }
 
 // javaOptions renders the library's proxykit.java.options for the cell's values.
@@ -179,8 +189,11 @@ func runAdmissionMatrix(t *testing.T, engines []admissionEngine, kyverno bool) {
 	ca, _ := fixture.NewCA(t, "corp")
 	n := 0
 	for _, engine := range engines {
-		for _, config := range []string{configPlain, configCredentials, configExistingSecret, configTrustedCA} {
+		for _, config := range []string{configPlain, configCredentials, configExistingSecret, configTrustedCA, configClusterTrustBundle} {
 			for _, failurePolicy := range []string{"Ignore", "Fail"} {
+				if config == configClusterTrustBundle && failurePolicy == "Ignore" {
+					continue // the volume is what differs from the trustedCA cells, not the failure policy
+				}
 				n++
 				cell := admissionCell{engine: engine, config: config, failurePolicy: failurePolicy, id: fmt.Sprintf("%.1s%02d", engine.name, n), ca: ca}
 				cell.id = strings.ToLower(cell.id)
@@ -271,8 +284,8 @@ func runAdmissionCell(t *testing.T, cp *harness.ControlPlane, objects *objectCli
 		if injector != nil && (cell.injects(pc.Pod.Namespace, pc.Injected) || (proxytest.Container{Annotations: pc.Pod.Annotations}).OptedOut() != "") {
 			assertInjectMatchesAdmission(t, injector, pc.Pod, stored)
 		}
-		if cell.config == configTrustedCA && cell.injects(pc.Pod.Namespace, pc.Injected) {
-			assertBundleMounted(t, stored)
+		if cell.trusts() && cell.injects(pc.Pod.Namespace, pc.Injected) {
+			assertBundleMounted(t, stored, cell.config == configClusterTrustBundle)
 		}
 		_ = cp.Client.CoreV1().Pods(stored.Namespace).Delete(ctx, stored.Name, metav1.DeleteOptions{})
 	}
@@ -502,14 +515,31 @@ func deleteSecretEverywhere(t *testing.T, cp *harness.ControlPlane, name string)
 	}
 }
 
-// assertBundleMounted checks that every container of a Pod mounts the CA bundle volume.
-func assertBundleMounted(t *testing.T, p corev1.Pod) {
+// assertBundleMounted checks that a Pod has the CA bundle volume once (trust-manager's
+// ConfigMap, or with projected the ClusterTrustBundles of proxykit's signer) and that
+// every container mounts it.
+func assertBundleMounted(t *testing.T, p corev1.Pod, projected bool) {
 	t.Helper()
-	var volume bool
+	volumes := 0
 	for _, v := range p.Spec.Volumes {
-		volume = volume || (v.Name == "proxykit-ca-bundle" && v.ConfigMap != nil && v.ConfigMap.Name == "proxykit-ca-bundle")
+		if v.Name != "proxykit-ca-bundle" {
+			continue
+		}
+		volumes++
+		if !projected {
+			assert.True(t, v.ConfigMap != nil && v.ConfigMap.Name == "proxykit-ca-bundle", "trust-manager's ConfigMap in %s: %+v", p.Name, v.VolumeSource)
+			continue
+		}
+		if assert.NotNil(t, v.Projected, "a projected volume in %s", p.Name) && assert.Len(t, v.Projected.Sources, 1) {
+			ctb := v.Projected.Sources[0].ClusterTrustBundle
+			if assert.NotNil(t, ctb, "of ClusterTrustBundles in %s", p.Name) && assert.NotNil(t, ctb.SignerName) && assert.NotNil(t, ctb.LabelSelector) {
+				assert.Equal(t, "proxykit.io/trusted-ca", *ctb.SignerName)
+				assert.Equal(t, "ca-certificates.crt", ctb.Path)
+				assert.Equal(t, map[string]string{"proxykit.io/trusted-ca": "true"}, ctb.LabelSelector.MatchLabels, "every engine keeps the selector")
+			}
+		}
 	}
-	assert.True(t, volume, "the bundle volume in %s", p.Name)
+	assert.Equal(t, 1, volumes, "the bundle volume once in %s", p.Name)
 	check := func(list, name string, mounts []corev1.VolumeMount) {
 		mounted := false
 		for _, m := range mounts {

@@ -21,8 +21,9 @@ import (
 // trust.clusterTrustBundle through the helm CLI into the loopback API server
 // (1.36, which serves ClusterTrustBundle as certificates.k8s.io/v1beta1 once
 // turned on): the chart picks the version discovery names, and the API server
-// stores the CA as given, which is what a clusterTrustBundle projected volume
-// hands a Pod.
+// stores the CA as given, under proxykit's signer, which is what a
+// clusterTrustBundle projected volume hands a Pod (TestKubeletRunsPodsThroughTheDropIns
+// runs one).
 func TestClusterTrustBundleOnTheAPIServer(t *testing.T) {
 	t.Parallel()
 	cp := harness.StartControlPlane(t)
@@ -37,9 +38,9 @@ func TestClusterTrustBundleOnTheAPIServer(t *testing.T) {
 	})), 0o600))
 	newHelmHome(t).run(t, "", "install", "wc1-proxy", fixture.ClusterProxy, "--namespace", "org-acme", "-f", values, "--kubeconfig", cp.Kubeconfig)
 
-	bundle, err := cp.Client.CertificatesV1beta1().ClusterTrustBundles().Get(context.Background(), "wc1-proxy-ca", metav1.GetOptions{})
+	bundle, err := cp.Client.CertificatesV1beta1().ClusterTrustBundles().Get(context.Background(), "proxykit.io:trusted-ca:wc1", metav1.GetOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, strings.TrimSpace(ca), strings.TrimSpace(bundle.Spec.TrustBundle), "the CA alone, as given")
-	assert.Empty(t, bundle.Spec.SignerName)
+	assert.Equal(t, "proxykit.io/trusted-ca", bundle.Spec.SignerName, "the API server took the signer's name (Helm's user may attest for it)")
 	assert.Equal(t, "wc1-proxy", bundle.Labels["app.kubernetes.io/instance"])
 }

@@ -117,7 +117,7 @@ func startNode(t *testing.T, cp *harness.ControlPlane, values string) *kubeletNo
 	busybox, err := exec.LookPath("busybox")
 	require.NoError(t, err)
 	entries := []string{"bin/busybox=" + busybox, "bin/podclient=" + podClient}
-	for _, applet := range []string{"sh", "wget", "sleep", "cat", "timeout", "mv"} {
+	for _, applet := range []string{"sh", "wget", "sleep", "cat", "timeout", "mv", "grep"} {
 		entries = append(entries, "bin/"+applet+"->busybox")
 	}
 	for _, lib := range sharedLibraries(t, busybox) { // Debian's BusyBox with its own libc
@@ -422,6 +422,9 @@ nodeStatusUpdateFrequency: 4s
 # a changed Secret reaches mounted volumes within a sync: 10s, not the default
 # minute, so the relay's rotation test waits less (it logs what it measured)
 syncFrequency: 10s
+# beta and off before 1.37: Pods mount the proxy's CA from ClusterTrustBundles
+# (proxy.trustBundle), which the kubelet reads and joins
+featureGates: {ClusterTrustBundle: true, ClusterTrustBundleProjection: true}
 `, cgroupRoot, filepath.Join(dir, "containerd.sock"), nodeIP, filepath.Join(dir, "pod-logs"))
 }
 

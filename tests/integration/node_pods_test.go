@@ -256,6 +256,30 @@ func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
 		untrusting.Annotations = map[string]string{"proxykit.io/skip-containers": "app"}
 		untrusting.Spec.Containers[0].Env = []corev1.EnvVar{fixture.Val("HTTPS_PROXY", "http://"+nodeProxyAddr+":3128")}
 		assert.Contains(t, runPod(t, cp, untrusting)[nodeOutsideTLSURL], "certificate signed by unknown authority", "without the bundle the same client refuses the proxy")
+
+		// the same CA as a ClusterTrustBundle of cluster-proxy's, with a public root
+		// after it, and the policy mounting the bundles through a projected volume:
+		// the kubelet joins them into the file, with no trust-manager in the path
+		t.Run("its CA from ClusterTrustBundles", func(t *testing.T) {
+			root, _ := fixture.NewCA(t, "a public root")
+			clusterProxy.values += "trust:\n  clusterTrustBundle: true\n  publicRoots: " + fixture.YAMLQuote(root) + "\n"
+			require.NoError(t, helm.UpgradeE(t, helmOptions(cp, clusterProxy), clusterProxy.chart, clusterProxy.name), "helm upgrade cluster-proxy")
+			policies.values = strings.Replace(nodePolicyValues("http://"+nodeProxyAddr+":3128", ca), "proxy:\n", "proxy:\n  trustBundle: clusterTrustBundle\n", 1)
+			require.NoError(t, helm.UpgradeE(t, helmOptions(cp, policies), policies.chart, policies.name), "helm upgrade")
+			waitForRecord(t, cp, "apps", fixture.Record(t, policies.values)) // the record names the bundle
+
+			pod := nodePod("trusts-the-bundles", "apps", "podclient "+nodeOutsideTLSURL+"; echo \"certificates $(grep -c 'BEGIN CERTIFICATE' "+fixture.BundleFile+")\"")
+			result := runPod(t, cp, pod)
+			assert.Equal(t, map[string]string{nodeOutsideTLSURL: "secure", "certificates": "2"}, result,
+				"the Go client read the joined bundle (the CA and the public root) and trusted the proxy's certificate")
+			stored, err := cp.Client.CoreV1().Pods("apps").Get(context.Background(), pod.Name, metav1.GetOptions{})
+			require.NoError(t, err)
+			var projected bool
+			for _, v := range stored.Spec.Volumes {
+				projected = projected || (v.Name == "proxykit-ca-bundle" && v.Projected != nil && v.ConfigMap == nil)
+			}
+			assert.True(t, projected, "the bundle came from the projected volume, not trust-manager's ConfigMap")
+		})
 	})
 
 	// day 2 on real Pods: a Deployment's Pod (kube-controller-manager makes it; the

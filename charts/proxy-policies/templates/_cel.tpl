@@ -7,7 +7,10 @@ the engines cannot drift.
 
 {{/*
 proxy-policies.cel.settings — what the CEL helpers need, resolved once.
-Input: the root context. Output: JSON {env, mount, bundleConfigMap, credentials, override}.
+Input: the root context. Output: JSON {env, mount, bundleConfigMap, projectedVolume, credentials, override}:
+projectedVolume is the bundle's volume when it is a projected one (proxy.trustBundle
+clusterTrustBundle), which the JSON patch adds (an apply configuration may not add
+its sources, an atomic list).
 */}}
 {{- define "proxy-policies.cel.settings" -}}
 {{- $ctx := dict "context" . -}}
@@ -15,7 +18,24 @@ Input: the root context. Output: JSON {env, mount, bundleConfigMap, credentials,
 {{- $bundle := include "proxykit.trust.bundle" $ctx | fromJson -}}
 {{- $credentials := not (empty (include "proxykit.proxy.hasCredentials" $ctx)) -}}
 {{- /* a merge would mix an own value with our valueFrom: with credentials, own settings are always kept */ -}}
-{{- toJson (dict "env" $env "mount" (first (include "proxykit.trust.volumeMounts" $ctx | fromYamlArray)) "bundleConfigMap" ($bundle.configMap | default "") "credentials" $credentials "override" (and .Values.policy.overrideExisting (not $credentials))) -}}
+{{- $volume := first (include "proxykit.trust.volumes" $ctx | fromYamlArray) | default dict -}}
+{{- toJson (dict "env" $env "mount" (first (include "proxykit.trust.volumeMounts" $ctx | fromYamlArray)) "bundleConfigMap" ($bundle.configMap | default "") "projectedVolume" (ternary $volume dict (hasKey $volume "projected")) "credentials" $credentials "override" (and .Values.policy.overrideExisting (not $credentials))) -}}
+{{- end -}}
+
+{{/*
+proxy-policies.cel.literal — a value (a map, list, string, number or bool) as a CEL
+literal for a JSON patch: every map value wrapped in dyn(), as the env entries are, so
+that a map of mixed values type-checks and no typed Object reaches the patch.
+Input: the value. Output: a CEL expression.
+*/}}
+{{- define "proxy-policies.cel.literal" -}}
+{{- if kindIs "map" . -}}
+{{ "{" }}{{ range $i, $k := keys . | sortAlpha }}{{ if $i }}, {{ end }}{{ toJson $k }}: dyn({{ include "proxy-policies.cel.literal" (index $ $k) }}){{ end }}{{ "}" }}
+{{- else if kindIs "slice" . -}}
+[{{ range $i, $v := . }}{{ if $i }}, {{ end }}{{ include "proxy-policies.cel.literal" $v }}{{ end }}]
+{{- else -}}
+{{ toJson . }}
+{{- end -}}
 {{- end -}}
 
 {{/*
@@ -238,6 +258,11 @@ Input: the root context. Output: YAML list.
       has(object.metadata.annotations) ? [JSONPatch{op: "add", path: "/metadata/annotations/" + jsonpatch.escapeKey({{ toJson $annotation }}), value: {{ toJson $record }}}] :
       [JSONPatch{op: "add", path: "/metadata/annotations", value: {{ "{" }}{{ toJson $annotation }}: {{ toJson $record }}{{ "}" }}}])
       {{- end }}
+      {{- with $s.projectedVolume }}
+      + (has(request.subResource) && request.subResource != "" || has(object.spec.volumes) && object.spec.volumes.exists(v, v.name == {{ toJson .name }}) ? [] :
+      [{{ include "proxy-policies.cel.literal" . }}].map(v, has(object.spec.volumes) ? [JSONPatch{op: "add", path: "/spec/volumes/-", value: v}] :
+      [JSONPatch{op: "add", path: "/spec/volumes", value: [v]}])[0])
+      {{- end }}
 {{- $noProxy := "" -}}
 {{- range $e := $env }}{{ if and (eq $e.name "NO_PROXY") (hasKey $e "value") }}{{ $noProxy = $e.value }}{{ end }}{{ end -}}
 {{- if and $merge (or $noProxy $javaMerge) }}
@@ -257,9 +282,11 @@ Input: the root context. Output: YAML list.
       {{- end }}
       spec: Object.spec{
       {{- if $mount }}
+      {{- if not $s.projectedVolume }}
       ?volumes: (!has(request.subResource) || request.subResource == "") && !hasVolume ?
       optional.of([Object.spec.volumes{name: {{ toJson $mount.name }}, configMap: Object.spec.volumes.configMap{name: {{ toJson $s.bundleConfigMap }}}}]) :
       optional.none(),
+      {{- end }}
       {{- range $n, $list := $lists }}
       ?{{ $list }}: !has(object.spec.{{ $list }}) ? optional.none() :
       optional.of(object.spec.{{ $list }}.map(c, Object.spec.{{ $list }}{name: c.name,

@@ -10,10 +10,10 @@ Input:  nothing. Output: JSON map of section -> list of keys.
 */}}
 {{- define "proxykit.keys.known" -}}
 {{- toJson (dict
-    "proxy" (list "http" "https" "noProxy" "lowercase" "existingSecret" "trustedCA" "runtimes" "relay")
+    "proxy" (list "http" "https" "noProxy" "lowercase" "existingSecret" "trustedCA" "trustBundle" "runtimes" "relay")
     "cluster" (list "proxy" "domain" "podCIDRs" "serviceCIDRs" "nodeCIDRs" "apiServer" "metadataEndpoints" "requireNetworks" "namespaces")
-    "cluster.proxy" (list "http" "https" "noProxy" "trustedCA" "runtimes" "relay")
-    "global.proxy" (list "http" "https" "noProxy" "trustedCA" "runtimes" "relay")) -}}
+    "cluster.proxy" (list "http" "https" "noProxy" "trustedCA" "trustBundle" "runtimes" "relay")
+    "global.proxy" (list "http" "https" "noProxy" "trustedCA" "trustBundle" "runtimes" "relay")) -}}
 {{- end -}}
 
 {{/*

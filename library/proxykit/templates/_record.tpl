@@ -13,7 +13,7 @@ proxykit.record.digest — the record of resolved settings, computed once per re
 Input:  the settings map of proxykit.resolve.settings.
 Output: "v1-" and 32 hex digits of a SHA-256 over what reaches a container: the proxy
         URLs without user-info, NO_PROXY, lowercase, runtimes with the JVM's flags, the
-        trusted CA and proxy.existingSecret; nothing when the proxy is off. User-info
+        trusted CA and where Pods read it, and proxy.existingSecret; nothing when the proxy is off. User-info
         enters only through derivePassword (scrypt, salted with the rest of the
         configuration), so the annotation, which anyone who reads Pods reads, costs a
         password guess as much as a stored password hash does, and a rotated password
@@ -26,6 +26,8 @@ Output: "v1-" and 32 hex digits of a SHA-256 over what reaches a container: the 
   {{- if $s.enabled -}}
     {{- $in := dict "v" 1 "noProxy" $s.noProxy "lowercase" $s.lowercase "runtimes" $s.runtimes "javaOptions" $s.javaOptions "existingSecret" $s.existingSecret -}}
     {{- if $s.trustedCA }}{{ $_ := set $in "trustedCA" (sha256sum $s.trustedCA) }}{{ end -}}
+    {{- /* only when not the default, so that the records of every Pod started before it stay equal */ -}}
+    {{- if and $s.trustedCA (ne $s.trustBundle "configMap") }}{{ $_ := set $in "trustBundle" $s.trustBundle }}{{ end -}}
     {{- $userinfo := list -}}
     {{- range $name := list "http" "https" -}}
       {{- with index $s $name -}}

@@ -32,13 +32,15 @@ Output: nothing. The settings are computed once per chart render and kept on the
   env            list    the proxy EnvVars (proxykit.proxy.env)
   cluster        map     the cluster.* keys as read (proxykit.cluster.facts)
   trustedCA      string  the PEM of the CA(s) a TLS-intercepting proxy signs with, checked; "" when unset
+  trustBundle    string  where Pods read the complete bundle: "configMap" (trust-manager's, the default)
+                         or "clusterTrustBundle" (the ClusterTrustBundles of signer proxykit.io/trusted-ca)
   runtimes       list    the runtimes of proxy.runtimes ("java", "node"), each once
   javaOptions    string  the JVM's flags for a container when runtimes has java and the proxy is on:
                          proxykit.java.flags, then proxykit.java.trustFlags with a trustedCA
   javaMachineOptions string the JVM's proxy flags for a machine (no trust store there)
-  from           map     http, https, noProxy, trustedCA, runtimes -> the values key each was read from
+  from           map     http, https, noProxy, trustedCA, trustBundle, runtimes -> the values key each was read from
   networksKnown  bool    NO_PROXY covers a pod or service network and the API server, or cluster.requireNetworks is false
-Per key (http, https, noProxy, trustedCA, runtimes, relay): proxy > cluster.proxy > global.proxy; "" and [] count as unset.
+Per key (http, https, noProxy, trustedCA, trustBundle, runtimes, relay): proxy > cluster.proxy > global.proxy; "" and [] count as unset.
 A relay set at any tier replaces http and https set at any tier: the point of a relay
 is that no Pod holds the corporate proxy's password, whichever tier carried it.
 Values do not change during a render, so the map is computed once per context and
@@ -74,8 +76,8 @@ deepEqual compares the very same map in constant time.
 
 {{- /* pick each key from the first tier that sets it */ -}}
 {{- $picked := dict -}}
-{{- $from := dict "http" "proxy.http" "https" "proxy.https" "noProxy" "proxy.noProxy" "trustedCA" "proxy.trustedCA" "runtimes" "proxy.runtimes" "relay" "proxy.relay" -}}
-{{- range $name := list "http" "https" "noProxy" "trustedCA" "runtimes" "relay" -}}
+{{- $from := dict "http" "proxy.http" "https" "proxy.https" "noProxy" "proxy.noProxy" "trustedCA" "proxy.trustedCA" "trustBundle" "proxy.trustBundle" "runtimes" "proxy.runtimes" "relay" "proxy.relay" -}}
+{{- range $name := list "http" "https" "noProxy" "trustedCA" "trustBundle" "runtimes" "relay" -}}
   {{- range $tier := $tiers -}}
     {{- $key := printf "%s.%s" (index $tier 0) $name -}}
     {{- $value := index (index $tier 1) $name -}}
@@ -113,6 +115,10 @@ deepEqual compares the very same map in constant time.
 {{- if $trustedCA -}}
   {{- include "proxykit.validate.certificates" (dict "value" $trustedCA "key" (index $from "trustedCA")) -}}
   {{- $trustedCA = printf "%s\n" $trustedCA -}}
+{{- end -}}
+{{- $trustBundle := index $picked "trustBundle" | default "configMap" -}}
+{{- if not (has $trustBundle (list "configMap" "clusterTrustBundle")) -}}
+  {{- fail (printf "proxykit: %s: unknown bundle %q; the bundles are: configMap (trust-manager's ConfigMap proxykit-ca-bundle), clusterTrustBundle (the ClusterTrustBundles of signer proxykit.io/trusted-ca)" (index $from "trustBundle") (include "proxykit.validate.redact" $trustBundle)) -}}
 {{- end -}}
 {{- $http := index $picked "http" | default "" -}}
 {{- $https := index $picked "https" | default "" -}}
@@ -178,6 +184,9 @@ deepEqual compares the very same map in constant time.
 {{- if and $noProxy (has "node" $runtimes) -}}
   {{- $noProxy = include "proxykit.noProxy.forNode" $noProxy -}}
 {{- end -}}
+{{- if and $trustedCA (eq $trustBundle "clusterTrustBundle") (has "java" $runtimes) -}}
+  {{- fail (printf "proxykit: %s is clusterTrustBundle and %s has java: a ClusterTrustBundle holds PEM only and the JVM reads a PKCS#12 trust store, which trust-manager's bundle carries; use the configMap bundle for a chart that runs the JVM" (index $from "trustBundle") (index $from "runtimes")) -}}
+{{- end -}}
 {{- $javaMachineOptions := "" -}}
 {{- $javaOptions := "" -}}
 {{- if and $enabled (has "java" $runtimes) -}}
@@ -196,6 +205,7 @@ deepEqual compares the very same map in constant time.
     "secretName" $secretName
     "lowercase" $lowercase
     "trustedCA" $trustedCA
+    "trustBundle" $trustBundle
     "runtimes" $runtimes
     "javaOptions" $javaOptions
     "javaMachineOptions" $javaMachineOptions
