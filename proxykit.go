@@ -11,9 +11,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -216,6 +218,12 @@ type Call struct {
 	Value any
 	// Name is what Ask returns the output under; default Helper.
 	Name string
+	// Join puts the answers of earlier calls of the same Ask (by Name) into an
+	// argument: Join["noProxy"] = ["a", "b"] gives the helper "noProxy" as a's
+	// answer, b's and then Args["noProxy"], the non-empty ones joined by commas.
+	// One render then does what would take two (the Services' NO_PROXY forms,
+	// and the env that carries them).
+	Join map[string][]string
 }
 
 func (c Call) name() string {
@@ -225,12 +233,16 @@ func (c Call) name() string {
 	return c.Helper
 }
 
-// expression is the template action that renders the call.
-func (c Call) expression() (string, error) {
+// expression is the template action that renders the call; earlier holds the
+// template variable of each earlier call's answer, by name.
+func (c Call) expression(earlier map[string]string) (string, error) {
 	if !helperName.MatchString(c.Helper) {
 		return "", fmt.Errorf("proxykit: %q is not a proxykit helper name", c.Helper)
 	}
 	if c.Value != nil {
+		if len(c.Join) > 0 {
+			return "", fmt.Errorf("proxykit: %s: Join takes arguments, and a Value call has none", c.Helper)
+		}
 		arg, err := templateLiteral(c.Value)
 		if err != nil {
 			return "", fmt.Errorf("proxykit: the value of %s: %w", c.Helper, err)
@@ -238,13 +250,39 @@ func (c Call) expression() (string, error) {
 		return fmt.Sprintf(`{{ include %q %s }}`, c.Helper, arg), nil
 	}
 	context := `(dict "context" $)`
-	if c.Args != nil {
-		args, err := json.Marshal(c.Args)
+	args := maps.Clone(c.Args)
+	joined := ""
+	for _, key := range slices.Sorted(maps.Keys(c.Join)) {
+		parts := ""
+		for _, name := range c.Join[key] {
+			variable, ok := earlier[name]
+			if !ok {
+				return "", fmt.Errorf("proxykit: %s: Join[%q] names %q, which no earlier call of this Ask is", c.Helper, key, name)
+			}
+			parts += " " + variable
+		}
+		switch v := args[key].(type) {
+		case nil:
+		case string:
+			if v != "" {
+				parts += " " + strconv.Quote(v)
+			}
+		default:
+			return "", fmt.Errorf("proxykit: %s: Join[%q] needs Args[%q] to be a string, not %T", c.Helper, key, key, v)
+		}
+		delete(args, key)
+		joined += fmt.Sprintf(` %q (join "," (compact (list %s)))`, key, parts)
+	}
+	if joined != "" {
+		context = fmt.Sprintf(`(dict "context" $%s)`, joined)
+	}
+	if len(args) > 0 {
+		encoded, err := json.Marshal(args)
 		if err != nil {
 			return "", fmt.Errorf("proxykit: the arguments of %s: %w", c.Helper, err)
 		}
 		// the arguments go in as a Go template string literal of their JSON
-		context = fmt.Sprintf(`(merge (dict "context" $) (fromJson %s))`, strconv.Quote(string(args)))
+		context = fmt.Sprintf(`(merge %s (fromJson %s))`, context, strconv.Quote(string(encoded)))
 	}
 	return fmt.Sprintf(`{{ include %q %s }}`, c.Helper, context), nil
 }
@@ -281,12 +319,16 @@ const answerMark = "\x00proxykit-answer\x00"
 // never re-encode what the library knows.
 func Ask(values map[string]any, release, namespace string, calls ...Call) (map[string]string, error) {
 	var template strings.Builder
-	for _, c := range calls {
-		expr, err := c.expression()
+	earlier := map[string]string{} // a call's name -> the template variable of its answer
+	for i, c := range calls {
+		expr, err := c.expression(earlier)
 		if err != nil {
 			return nil, err
 		}
-		template.WriteString(answerMark + expr)
+		// each answer kept in a variable of its own, for a later call's Join
+		variable := fmt.Sprintf("$answer%d", i)
+		template.WriteString(answerMark + strings.Replace(expr, "{{ include", "{{ "+variable+" := include", 1) + "{{ " + variable + " }}")
+		earlier[c.name()] = variable
 	}
 	if release == "" {
 		release = "proxykit"

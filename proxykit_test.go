@@ -75,6 +75,33 @@ func TestAsk(t *testing.T) {
 	assert.ErrorContains(t, err, "is not a proxykit helper name")
 }
 
+// Join hands a call the answers of earlier calls of the same Ask as one
+// argument: the Services' NO_PROXY forms of two namespaces into the env's
+// noProxy, before its own entries, in one render that gives what two renders
+// gave; a name no earlier call has, or a Join on a Value call, is refused.
+func TestAskJoin(t *testing.T) {
+	values := map[string]any{"proxy": map[string]any{"http": "http://proxy:3128"}, "cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12", "metadataEndpoints": false}}
+	hosts := func(ns string, services ...string) Call {
+		return Call{Helper: "proxykit.proxy.serviceHosts", Name: ns, Args: map[string]any{"services": services, "namespace": ns}}
+	}
+	joined, err := Ask(values, "", "", hosts("shop", "web"), hosts("empty"), hosts("jobs", "db"),
+		Call{Helper: "proxykit.proxy.noProxy", Name: "joined", Args: map[string]any{"extra": "legacy.corp"}, Join: map[string][]string{"extra": {"shop", "empty", "jobs"}}})
+	require.NoError(t, err)
+	twice, err := Ask(values, "", "", Call{Helper: "proxykit.proxy.noProxy", Args: map[string]any{"extra": joined["shop"] + "," + joined["jobs"] + ",legacy.corp"}})
+	require.NoError(t, err)
+	assert.Equal(t, "web,web.shop,web.shop.svc", joined["shop"])
+	assert.Empty(t, joined["empty"], "an empty answer adds no empty entry")
+	assert.Equal(t, twice["proxykit.proxy.noProxy"], joined["joined"], "one render, as two gave")
+	assert.Contains(t, joined["joined"], ",web,web.shop,web.shop.svc,db,db.jobs,db.jobs.svc,legacy.corp,")
+
+	_, err = Ask(values, "", "", Call{Helper: "proxykit.proxy.noProxy", Join: map[string][]string{"extra": {"later"}}}, hosts("later", "web"))
+	assert.EqualError(t, err, `proxykit: proxykit.proxy.noProxy: Join["extra"] names "later", which no earlier call of this Ask is`)
+	_, err = Ask(values, "", "", hosts("shop", "web"), Call{Helper: "proxykit.proxy.noProxy", Args: map[string]any{"extra": []string{"x"}}, Join: map[string][]string{"extra": {"shop"}}})
+	assert.ErrorContains(t, err, `Join["extra"] needs Args["extra"] to be a string`)
+	_, err = Ask(values, "", "", hosts("shop", "web"), Call{Helper: "proxykit.noProxy.ipv4Range", Value: "10.0.0.0/8", Join: map[string][]string{"x": {"shop"}}})
+	assert.ErrorContains(t, err, "Join takes arguments")
+}
+
 // Ask's outputs are told apart by a separator no helper writes: values that
 // carry it are refused by the library's checks, or make Ask fail; an answer
 // is never given under another call's name.

@@ -112,21 +112,26 @@ func proxyHosts(values map[string]any) []string {
 // they are when it is made, and what inject changes later (a pod template's
 // env, a note in an object's annotations) is nothing the view reads.
 func streamView(docs []document, namespace string) *manifest.Manifests {
-	m := &manifest.Manifests{Namespace: namespace}
-	for _, doc := range docs {
+	each := make([]*manifest.Manifests, len(docs))
+	eachDocument(len(docs), func(i int) {
+		doc := docs[i]
 		switch {
 		case doc.object == nil:
+			return
 		case doc.kind() == "ConfigMap", doc.kind() == "Secret", doc.kind() == "Namespace":
 		default:
 			if _, ok := manifest.FindPodTemplate(doc.object); !ok {
-				continue
+				return
 			}
 		}
-		one, err := manifest.FromContent(doc.object)
-		if err != nil {
-			continue // a pod template that does not decode gets no call read; the API server refuses it anyway
+		// a pod template that does not decode gets no call read; the API server refuses it anyway
+		each[i], _ = manifest.FromContent(doc.object)
+	})
+	m := &manifest.Manifests{Namespace: namespace}
+	for _, one := range each {
+		if one != nil {
+			m.Objects = append(m.Objects, one.Objects...)
 		}
-		m.Objects = append(m.Objects, one.Objects...)
 	}
 	return m
 }

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,19 +66,19 @@ type document struct {
 
 var commentLine = regexp.MustCompile(`^\s*(#.*)?$`)
 
-// split reads a stream into documents; the text of each is kept. (Decoding
-// them side by side gained nothing on two cores: the YAML parser's garbage
-// keeps the collector and the page faults busy.)
+// split reads a stream into documents, side by side; the text of each is kept.
 func split(stream []byte) ([]document, error) {
 	texts, err := manifest.SplitDocuments(string(stream))
 	if err != nil {
 		return nil, err
 	}
+	read := make([]document, len(texts))
+	errs := make([]error, len(texts))
+	eachDocument(len(texts), func(i int) { read[i], errs[i] = readDocument(texts[i], i) })
 	docs := make([]document, 0, len(texts))
-	for i, text := range texts {
-		doc, err := readDocument(text, i)
-		if err != nil {
-			return nil, err
+	for i, doc := range read {
+		if errs[i] != nil {
+			return nil, errs[i]
 		}
 		if doc.raw != "" {
 			docs = append(docs, doc)
@@ -171,7 +172,7 @@ func Stream(stream []byte, opts Options) ([]byte, Result, error) {
 type Injector struct {
 	opts  Options
 	mu    sync.Mutex
-	cache map[string]*injection // release and NO_PROXY entries -> what the library rendered
+	cache map[string]*injection // release, called hosts and Services -> what the library rendered
 }
 
 // New returns an Injector for opts.
@@ -180,14 +181,17 @@ func New(opts Options) *Injector {
 }
 
 // render is render, remembered.
-func (i *Injector) render(hosts, release string) (*injection, error) {
-	key := release + "\x00" + hosts
+func (i *Injector) render(services []proxykit.Call, called []string, release string) (*injection, error) {
+	key := release + "\x00" + strings.Join(called, ",")
+	for _, c := range services {
+		key += fmt.Sprintf("\x00%s:%v", c.Name, c.Args["services"])
+	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if inj, ok := i.cache[key]; ok {
 		return inj, nil
 	}
-	inj, err := render(i.opts.Values, hosts, release)
+	inj, err := render(i.opts.Values, services, called, release)
 	if err == nil {
 		i.cache[key] = inj
 	}
@@ -205,14 +209,27 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	if err != nil {
 		return nil, result, err
 	}
+	// the documents side by side (each is its own), their outcomes taken in stream order
+	outcomes := make([]docOutcome, len(docs))
+	eachDocument(len(docs), func(n int) { outcomes[n] = p.document(docs[n]) })
 	out := make([]string, 0, len(docs))
 	wanted := map[string]*hookReaders{} // namespace ("" for the release's) with a Secret needed -> the Helm hooks that read it
-	for _, doc := range docs {
-		text, err := p.document(doc, wanted, &result)
-		if err != nil {
-			return nil, result, err
+	for _, o := range outcomes {
+		if o.err != nil {
+			return nil, result, o.err
 		}
-		out = append(out, text)
+		result.Notes = append(result.Notes, o.notes...)
+		result.Containers += o.containers
+		if o.secretNamespace != nil {
+			ns := *o.secretNamespace
+			if wanted[ns] == nil {
+				wanted[ns] = &hookReaders{}
+			}
+			if o.hook {
+				wanted[ns].add(o.hookWeight)
+			}
+		}
+		out = append(out, o.text)
 	}
 	secrets, err := p.inj.secrets(docs, wanted, p.release, i.opts.Namespace)
 	if err != nil {
@@ -241,7 +258,7 @@ type plan struct {
 // for them; result gets the Services, the called hosts and their notes.
 func (i *Injector) plan(docs []document, result *Result) (*plan, error) {
 	opts := i.opts
-	hosts, services, err := serviceHosts(docs, opts)
+	hostCalls, services, err := serviceHosts(docs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -256,14 +273,11 @@ func (i *Injector) plan(docs []document, result *Result) (*plan, error) {
 		return nil, err
 	}
 	result.Notes = append(result.Notes, texts(calledNotes)...)
-	if len(result.Called) > 0 {
-		hosts = strings.TrimPrefix(hosts+","+strings.Join(result.Called, ","), ",")
-	}
 	release := opts.Release
 	if release == "" {
 		release = releaseOf(docs)
 	}
-	inj, err := i.render(hosts, release)
+	inj, err := i.render(hostCalls, result.Called, release)
 	if err != nil {
 		return nil, err
 	}
@@ -280,9 +294,23 @@ func (i *Injector) plan(docs []document, result *Result) (*plan, error) {
 	return &plan{inj: inj, release: release, namespace: opts.Namespace, calledNotes: calledNotes, base: base}, nil
 }
 
+// docOutcome is what injecting one document gave: its text, and what the
+// stream's Result and Secrets take from it.
+type docOutcome struct {
+	text            string
+	notes           []string // for Result.Notes
+	containers      int
+	secretNamespace *string // the namespace whose proxy Secret its containers read, if they do
+	hook            bool    // ... as a Helm hook of this weight
+	hookWeight      int
+	err             error
+}
+
 // document injects one document and returns its text, as written when
-// nothing changed; a Secret it needs is recorded in wanted.
-func (p *plan) document(doc document, wanted map[string]*hookReaders, result *Result) (string, error) {
+// nothing changed. It reads the plan and the document alone, so documents
+// are injected side by side.
+func (p *plan) document(doc document) docOutcome {
+	var o docOutcome
 	ns := doc.namespace(p.namespace)
 	var notes []string // what the annotation says of this object
 	for _, note := range p.calledNotes {
@@ -292,47 +320,70 @@ func (p *plan) document(doc document, wanted map[string]*hookReaders, result *Re
 	}
 	changed, n := false, 0
 	if doc.object != nil && p.inj.enabled {
-		o := p.base
-		o.namespace, o.where = ns, doc.kind()+"/"+doc.meta("name")
+		opts := p.base
+		opts.namespace, opts.where = ns, doc.kind()+"/"+doc.meta("name")
 		var own []string
 		var err error
 		if tmpl, ok := manifest.FindPodTemplate(doc.object); ok {
-			changed, n, own, err = p.inj.podTemplate(tmpl, o)
+			changed, n, own, err = p.inj.podTemplate(tmpl, opts)
 		} else if doc.kind() == "ConfigMap" {
-			changed, n, own, err = p.inj.configMapPods(doc, o)
+			changed, n, own, err = p.inj.configMapPods(doc, opts)
 		}
 		own = append(own, runTimeNotes(doc)...)
-		result.Notes = append(result.Notes, own...)
+		o.notes = own
 		notes = append(own, notes...)
 		if err != nil {
-			return "", fmt.Errorf("%s %s: %w", doc.kind(), doc.meta("name"), err)
+			o.err = fmt.Errorf("%s %s: %w", doc.kind(), doc.meta("name"), err)
+			return o
 		}
 		if n > 0 && p.inj.secretNeeded {
-			if wanted[ns] == nil {
-				wanted[ns] = &hookReaders{}
-			}
-			if doc.hook() != "" {
-				wanted[ns].add(doc.hookWeight())
-			}
+			o.secretNamespace = &ns
+			o.hook, o.hookWeight = doc.hook() != "", doc.hookWeight()
 		}
 	}
-	result.Containers += n
+	o.containers = n
 	if annotateNotes(doc, notes) {
 		changed = true
 	}
 	if !changed {
-		return doc.raw, nil
+		o.text = doc.raw
+		return o
 	}
 	text, err := blockyaml.Marshal(doc.object)
 	if err != nil {
-		return "", err
+		o.err = err
+		return o
 	}
-	return strings.TrimLeft(doc.comment+"\n", "\n") + strings.TrimRight(string(text), "\n"), nil
+	o.text = strings.TrimLeft(doc.comment+"\n", "\n") + strings.TrimRight(string(text), "\n")
+	return o
+}
+
+// eachDocument calls do for 0..n-1, on as many goroutines as Go runs at once:
+// decoding and writing YAML is most of inject's time, and a post-renderer runs
+// while the machine waits for it.
+func eachDocument(n int, do func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				do(i)
+			}
+		}(w)
+	}
+	wg.Wait()
 }
 
 // joinDocuments writes documents as one YAML stream.
 func joinDocuments(docs []string) []byte {
 	var b strings.Builder
+	size := 0
+	for _, text := range docs {
+		size += len("---\n") + len(text) + 1
+	}
+	b.Grow(size)
 	for _, text := range docs {
 		b.WriteString("---\n")
 		b.WriteString(text)
@@ -355,9 +406,11 @@ func policyFlag(values map[string]any, key string) (bool, error) {
 	return b, nil
 }
 
-// serviceHosts are the NO_PROXY entries for the stream's Services, written by the
-// library's proxykit.proxy.serviceHosts, and the Services as "namespace/name".
-func serviceHosts(docs []document, opts Options) (string, []string, error) {
+// serviceHosts are the library calls that write the NO_PROXY entries for the
+// stream's Services (proxykit.proxy.serviceHosts, a call per namespace, named
+// "services in NAMESPACE"), which render asks with the rest, and the Services
+// as "namespace/name".
+func serviceHosts(docs []document, opts Options) ([]proxykit.Call, []string, error) {
 	byNamespace := map[string][]string{}
 	for _, doc := range docs {
 		if doc.kind() != "Service" || doc.meta("name") == "" {
@@ -365,31 +418,19 @@ func serviceHosts(docs []document, opts Options) (string, []string, error) {
 		}
 		ns := doc.namespace(opts.Namespace)
 		if ns == "" {
-			return "", nil, &OptionError{Option: "Namespace", Message: fmt.Sprintf("Service %s has no namespace and the release namespace is unknown: NO_PROXY needs the name.namespace form Pods call it by", doc.meta("name"))}
+			return nil, nil, &OptionError{Option: "Namespace", Message: fmt.Sprintf("Service %s has no namespace and the release namespace is unknown: NO_PROXY needs the name.namespace form Pods call it by", doc.meta("name"))}
 		}
 		byNamespace[ns] = append(byNamespace[ns], doc.meta("name"))
 	}
-	namespaces := slices.Sorted(maps.Keys(byNamespace))
-	if len(namespaces) == 0 {
-		return "", nil, nil
-	}
-	// one render for every namespace: a call each, told apart by its name
-	calls := make([]proxykit.Call, 0, len(namespaces))
-	for _, ns := range namespaces {
-		calls = append(calls, proxykit.Call{Helper: "proxykit.proxy.serviceHosts", Name: ns, Args: map[string]any{"services": byNamespace[ns], "namespace": ns}})
-	}
-	answers, err := proxykit.Ask(map[string]any{}, "", "", calls...)
-	if err != nil {
-		return "", nil, err
-	}
-	var entries, services []string
-	for _, ns := range namespaces {
-		entries = append(entries, answers[ns])
+	var calls []proxykit.Call
+	var services []string
+	for _, ns := range slices.Sorted(maps.Keys(byNamespace)) {
+		calls = append(calls, proxykit.Call{Helper: "proxykit.proxy.serviceHosts", Name: "services in " + ns, Args: map[string]any{"services": byNamespace[ns], "namespace": ns}})
 		for _, name := range byNamespace[ns] {
 			services = append(services, ns+"/"+name)
 		}
 	}
-	return strings.Join(entries, ","), services, nil
+	return calls, services, nil
 }
 
 // releaseOf is the release the objects' app.kubernetes.io/instance labels name,

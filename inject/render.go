@@ -2,6 +2,8 @@ package inject
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -23,25 +25,29 @@ type injection struct {
 	values       map[string]any
 }
 
-// render asks the library for the injection, in one render. hosts are
-// NO_PROXY entries for every container (the stream's Services); release names
-// the proxy Secret.
-func render(values map[string]any, hosts, release string) (*injection, error) {
+// render asks the library for the injection, in one render: services are the
+// calls that write the NO_PROXY entries of the stream's Services
+// (serviceHosts), which every container gets and then the hosts the containers
+// call; release names the proxy Secret.
+func render(values map[string]any, services []proxykit.Call, called []string, release string) (*injection, error) {
 	if values == nil {
 		values = map[string]any{}
 	}
-	var args map[string]any
-	if hosts != "" {
-		args = map[string]any{"noProxy": hosts}
+	env := proxykit.Call{Helper: "proxykit.proxy.env"}
+	if len(called) > 0 {
+		env.Args = map[string]any{"noProxy": strings.Join(called, ",")}
+	}
+	if len(services) > 0 {
+		env.Join = map[string][]string{"noProxy": nil}
+		for _, c := range services {
+			env.Join["noProxy"] = append(env.Join["noProxy"], c.Name)
+		}
 	}
 	lists := []string{"proxykit.proxy.env", "proxykit.trust.env", "proxykit.trust.volumes", "proxykit.trust.volumeMounts"}
-	calls := []proxykit.Call{{Helper: "proxykit.proxy.enabled"}, {Helper: "proxykit.proxy.hasCredentials"}, {Helper: "proxykit.proxy.secret"}, {Helper: "proxykit.proxy.record"}}
-	for i, helper := range lists {
-		call := proxykit.Call{Helper: helper}
-		if i == 0 {
-			call.Args = args
-		}
-		calls = append(calls, call)
+	calls := append(slices.Clone(services), proxykit.Call{Helper: "proxykit.proxy.enabled"}, proxykit.Call{Helper: "proxykit.proxy.hasCredentials"},
+		proxykit.Call{Helper: "proxykit.proxy.secret"}, proxykit.Call{Helper: "proxykit.proxy.record"}, env)
+	for _, helper := range lists[1:] {
+		calls = append(calls, proxykit.Call{Helper: helper})
 	}
 	answers, err := proxykit.Ask(values, release, "", calls...)
 	if err != nil {
