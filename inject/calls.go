@@ -60,9 +60,12 @@ func calledHosts(m *manifest.Manifests, services, known, proxies []string) (host
 			}
 		}
 	}
-	for _, c := range m.Containers() {
-		calls, lists := m.ReadCalls(c)
-		read(c.Object+" container "+c.Name, objectRef{c.Object, c.Namespace}, calls, lists)
+	// each container's calls read side by side, then taken in stream order
+	containers := m.Containers()
+	calls, hostLists := make([][]manifest.HostCall, len(containers)), make([][]string, len(containers))
+	sideBySide(len(containers), func(i int) { calls[i], hostLists[i] = m.ReadCalls(containers[i]) })
+	for i, c := range containers {
+		read(c.Object+" container "+c.Name, objectRef{c.Object, c.Namespace}, calls[i], hostLists[i])
 	}
 	loose, lists := m.LooseCalls()
 	read("the release", objectRef{}, loose, lists)
@@ -113,7 +116,7 @@ func proxyHosts(values map[string]any) []string {
 // env, a note in an object's annotations) is nothing the view reads.
 func streamView(docs []document, namespace string) *manifest.Manifests {
 	each := make([]*manifest.Manifests, len(docs))
-	eachDocument(len(docs), func(i int) {
+	sideBySide(len(docs), func(i int) {
 		doc := docs[i]
 		switch {
 		case doc.object == nil:

@@ -74,7 +74,7 @@ func split(stream []byte) ([]document, error) {
 	}
 	read := make([]document, len(texts))
 	errs := make([]error, len(texts))
-	eachDocument(len(texts), func(i int) { read[i], errs[i] = readDocument(texts[i], i) })
+	sideBySide(len(texts), func(i int) { read[i], errs[i] = readDocument(texts[i], i) })
 	docs := make([]document, 0, len(texts))
 	for i, doc := range read {
 		if errs[i] != nil {
@@ -211,7 +211,7 @@ func (i *Injector) Stream(stream []byte) ([]byte, Result, error) {
 	}
 	// the documents side by side (each is its own), their outcomes taken in stream order
 	outcomes := make([]docOutcome, len(docs))
-	eachDocument(len(docs), func(n int) { outcomes[n] = p.document(docs[n]) })
+	sideBySide(len(docs), func(n int) { outcomes[n] = p.document(docs[n]) })
 	out := make([]string, 0, len(docs))
 	wanted := map[string]*hookReaders{} // namespace ("" for the release's) with a Secret needed -> the Helm hooks that read it
 	for _, o := range outcomes {
@@ -358,10 +358,10 @@ func (p *plan) document(doc document) docOutcome {
 	return o
 }
 
-// eachDocument calls do for 0..n-1, on as many goroutines as Go runs at once:
-// decoding and writing YAML is most of inject's time, and a post-renderer runs
-// while the machine waits for it.
-func eachDocument(n int, do func(int)) {
+// sideBySide calls do for 0..n-1, on as many goroutines as Go runs at once:
+// decoding, reading and writing YAML is most of inject's time, and a
+// post-renderer runs while Helm waits for it.
+func sideBySide(n int, do func(int)) {
 	workers := min(runtime.GOMAXPROCS(0), n)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
