@@ -233,8 +233,8 @@ func (c Call) name() string {
 	return c.Helper
 }
 
-// expression is the template action that renders the call; earlier holds the
-// template variable of each earlier call's answer, by name.
+// expression is the template pipeline that renders the call (an include);
+// earlier holds the template variable of each earlier call's answer, by name.
 func (c Call) expression(earlier map[string]string) (string, error) {
 	if !helperName.MatchString(c.Helper) {
 		return "", fmt.Errorf("proxykit: %q is not a proxykit helper name", c.Helper)
@@ -247,7 +247,7 @@ func (c Call) expression(earlier map[string]string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("proxykit: the value of %s: %w", c.Helper, err)
 		}
-		return fmt.Sprintf(`{{ include %q %s }}`, c.Helper, arg), nil
+		return fmt.Sprintf(`include %q %s`, c.Helper, arg), nil
 	}
 	context := `(dict "context" $)`
 	args := maps.Clone(c.Args)
@@ -284,7 +284,7 @@ func (c Call) expression(earlier map[string]string) (string, error) {
 		// the arguments go in as a Go template string literal of their JSON
 		context = fmt.Sprintf(`(merge %s (fromJson %s))`, context, strconv.Quote(string(encoded)))
 	}
-	return fmt.Sprintf(`{{ include %q %s }}`, c.Helper, context), nil
+	return fmt.Sprintf(`include %q %s`, c.Helper, context), nil
 }
 
 // templateLiteral writes a value as a template operand: a string as a quoted
@@ -327,7 +327,7 @@ func Ask(values map[string]any, release, namespace string, calls ...Call) (map[s
 		}
 		// each answer kept in a variable of its own, for a later call's Join
 		variable := fmt.Sprintf("$answer%d", i)
-		template.WriteString(answerMark + strings.Replace(expr, "{{ include", "{{ "+variable+" := include", 1) + "{{ " + variable + " }}")
+		fmt.Fprintf(&template, "%s{{ %s := %s }}{{ %s }}", answerMark, variable, expr, variable)
 		earlier[c.name()] = variable
 	}
 	if release == "" {
