@@ -359,9 +359,9 @@ func TestClusterProxyEKSUserData(t *testing.T) {
 	assert.False(t, fixture.Has(fixture.Render(t, fixture.ClusterProxy, "clusterName: wc1\n"+fixture.PlainProxy), "Secret", "wc1-eks-proxy"), "off by default")
 
 	for bad, key := range map[string]string{
-		strings.Replace(values, "cidr: 10.96.0.0/12", "cidr: 172.20.0.0/16", 1):                   "eks.cluster.cidr 172.20.0.0/16 is not among cluster.serviceCIDRs",
-		strings.Replace(values, "name: wc1,", "name: wc1, ipFamily: ipv6,", 1):                    "eks.cluster.ipFamily is no field of nodeadm's NodeConfig",
-		strings.Replace(values, "apiServer: abc.gr7", "apiServer: other.gr7", 1):                   "eks.cluster.apiServerEndpoint: the nodes call the API server by ABC.gr7.eu-west-1.eks.amazonaws.com",
+		strings.Replace(values, "cidr: 10.96.0.0/12", "cidr: 172.20.0.0/16", 1):                                           "eks.cluster.cidr 172.20.0.0/16 is not among cluster.serviceCIDRs",
+		strings.Replace(values, "name: wc1,", "name: wc1, ipFamily: ipv6,", 1):                                            "eks.cluster.ipFamily is no field of nodeadm's NodeConfig",
+		strings.Replace(values, "apiServer: abc.gr7", "apiServer: other.gr7", 1):                                          "eks.cluster.apiServerEndpoint: the nodes call the API server by ABC.gr7.eu-west-1.eks.amazonaws.com",
 		eks + "proxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n": "eks.enabled: the drop-ins carry the proxy URLs",
 	} {
 		assert.Contains(t, fixture.RenderError(t, fixture.ClusterProxy, bad), "cluster-proxy: "+key)

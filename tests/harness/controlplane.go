@@ -28,6 +28,7 @@ type ControlPlane struct {
 	Client     kubernetes.Interface
 	Kubeconfig string        // a kubeconfig file for the helm CLI
 	StartedIn  time.Duration // from starting etcd to a ready API server
+	PIDs       []int         // etcd's and kube-apiserver's (harness.CPUTime, harness.Settle)
 }
 
 // AdminToken authenticates as system:masters on every ControlPlane.
@@ -45,7 +46,7 @@ func StartControlPlane(t testing.TB) *ControlPlane {
 	etcdClient, etcdPeer := FreePort(t), FreePort(t)
 	clientURL := fmt.Sprintf("http://127.0.0.1:%d", etcdClient)
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", etcdPeer)
-	StartProcess(t, dir, "etcd",
+	etcd := StartProcess(t, dir, "etcd",
 		"--name=e2e", "--data-dir="+filepath.Join(dir, "etcd"),
 		"--listen-client-urls="+clientURL, "--advertise-client-urls="+clientURL,
 		"--listen-peer-urls="+peerURL, "--initial-advertise-peer-urls="+peerURL,
@@ -55,7 +56,7 @@ func StartControlPlane(t testing.TB) *ControlPlane {
 	require.NoError(t, os.WriteFile(tokens, []byte(AdminToken+",admin,admin,system:masters\n"), 0o600))
 	saKey, saPub := writeServiceAccountKey(t, dir)
 	port := FreePort(t)
-	StartProcess(t, dir, "kube-apiserver",
+	apiserver := StartProcess(t, dir, "kube-apiserver",
 		"--etcd-servers="+clientURL,
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
 		"--cert-dir="+filepath.Join(dir, "certs"),
@@ -84,7 +85,7 @@ users: [{name: admin, user: {token: %q}}]
 contexts: [{name: e2e, context: {cluster: e2e, user: admin}}]
 current-context: e2e
 `, host, AdminToken)), 0o600))
-	return &ControlPlane{Config: cfg, Client: client, Kubeconfig: kubeconfig, StartedIn: time.Since(began)}
+	return &ControlPlane{Config: cfg, Client: client, Kubeconfig: kubeconfig, StartedIn: time.Since(began), PIDs: []int{etcd, apiserver}}
 }
 
 // writeServiceAccountKey writes an RSA key pair for service account tokens.

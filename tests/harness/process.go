@@ -22,15 +22,16 @@ func FreePort(t testing.TB) int {
 }
 
 // StartProcess starts a binary from bin/ whose output goes to a log file in
-// dir. The process dies with the test binary (Pdeathsig), and t.Cleanup kills
-// its whole process group, so nothing outlives the test, even when it fails.
-func StartProcess(t testing.TB, dir, name string, args ...string) {
+// dir, and returns its process ID. The process dies with the test binary
+// (Pdeathsig), and t.Cleanup kills its whole process group, so nothing outlives
+// the test, even when it fails.
+func StartProcess(t testing.TB, dir, name string, args ...string) int {
 	t.Helper()
-	StartProcessEnv(t, dir, nil, name, args...)
+	return StartProcessEnv(t, dir, nil, name, args...)
 }
 
 // StartProcessEnv is StartProcess with extra environment variables (KEY=value).
-func StartProcessEnv(t testing.TB, dir string, env []string, name string, args ...string) {
+func StartProcessEnv(t testing.TB, dir string, env []string, name string, args ...string) int {
 	t.Helper()
 	require.True(t, hasBin(name), "bin/%s is missing: run `make tools`", name)
 	logFile, err := os.Create(filepath.Join(dir, name+".log"))
@@ -60,6 +61,7 @@ func StartProcessEnv(t testing.TB, dir string, env []string, name string, args .
 			logTail(t, name, logFile.Name())
 		}
 	})
+	return cmd.Process.Pid
 }
 
 // logTail logs the last 4,000 bytes a process wrote.

@@ -186,6 +186,9 @@ func runAdmissionMatrix(t *testing.T, engines []admissionEngine, kyverno bool) {
 	for _, ns := range []string{"kube-system", "kube-public", fixture.Namespace, "apps", "team-a", kyvernoNamespace} {
 		cp.EnsureNamespace(t, ns)
 	}
+	if !kyverno {
+		startSidecarWebhook(t, cp)
+	}
 	ca, _ := fixture.NewCA(t, "corp")
 	n := 0
 	for _, engine := range engines {
@@ -288,6 +291,9 @@ func runAdmissionCell(t *testing.T, cp *harness.ControlPlane, objects *objectCli
 			assertBundleMounted(t, stored, cell.config == configClusterTrustBundle)
 		}
 		_ = cp.Client.CoreV1().Pods(stored.Namespace).Delete(ctx, stored.Name, metav1.DeleteOptions{})
+	}
+	if cell.engine.native {
+		assertSidecarInjected(t, cp, cell, want)
 	}
 
 	// a namespace created just before its first Pod: Kyverno's copy of the Secret

@@ -41,8 +41,9 @@ const (
 // admission controller registers its webhooks with a URL on loopback (--serverIP)
 // instead of a Service. It installs Kyverno's CRDs, and its RBAC from its own
 // chart; each controller runs with a token of its own ServiceAccount, so only
-// the permissions Kyverno and the proxy-policies chart grant it apply.
-func startKyverno(t testing.TB, cp *harness.ControlPlane, o *objectClient) {
+// the permissions Kyverno and the proxy-policies chart grant it apply. It returns
+// the two controllers' process IDs.
+func startKyverno(t testing.TB, cp *harness.ControlPlane, o *objectClient) []int {
 	t.Helper()
 	applyKyvernoCRDs(t, cp, o)
 	for _, glob := range []string{"config/crds/reports/*.yaml", "config/crds/policyreport/*.yaml"} {
@@ -86,16 +87,17 @@ func startKyverno(t testing.TB, cp *harness.ControlPlane, o *objectClient) {
 			"--clientRateLimitQPS=300", "--clientRateLimitBurst=600", "--disableLogColor"}
 	}
 	port := harness.FreePort(t)
-	harness.StartProcessEnv(t, dir, env, "kyverno-admission-controller", append(common("kyverno-admission-controller"),
+	admission := harness.StartProcessEnv(t, dir, env, "kyverno-admission-controller", append(common("kyverno-admission-controller"),
 		fmt.Sprintf("--serverIP=127.0.0.1:%d", port),
 		"--webhookServerHost=127.0.0.1", fmt.Sprintf("--webhookServerPort=%d", port),
 		"--caSecretName="+kyvernoCASecret, "--tlsSecretName="+kyvernoTLSSecret,
 		"--backgroundServiceAccountName=system:serviceaccount:kyverno:kyverno-background-controller",
 		"--admissionReports=false", "--webhookRegistrationTimeout=30s")...)
-	harness.StartProcessEnv(t, dir, append(env[:len(env):len(env)], "KYVERNO_SERVICEACCOUNT_NAME=kyverno-background-controller",
+	background := harness.StartProcessEnv(t, dir, append(env[:len(env):len(env)], "KYVERNO_SERVICEACCOUNT_NAME=kyverno-background-controller",
 		"KYVERNO_DEPLOYMENT=kyverno-background-controller", "KYVERNO_POD_NAME=kyverno-background-controller-local"),
 		"kyverno-background-controller", common("kyverno-background-controller")...)
 	harness.WaitReady(t, fmt.Sprintf("https://127.0.0.1:%d/health/liveness", port), 90*time.Second)
+	return []int{admission, background}
 }
 
 // renderKyvernoChart renders Kyverno's own Helm chart from the module that

@@ -57,7 +57,8 @@ resourceRules:
 
 {{/*
 proxy-policies.cel.matchConditions — scope and opt-outs as CEL conditions.
-Input: dict "context" $ "secretNamespaces" <list: inject only there, or empty>.
+Input: dict "context" $ "secretNamespaces" <list: inject only there, or empty>
+"pending" <bool: with proxy-policies.cel.pending>.
 Output: YAML list.
 */}}
 {{- define "proxy-policies.cel.matchConditions" -}}
@@ -88,6 +89,35 @@ Output: YAML list.
   expression: >-
     !has(object.metadata.annotations) ||
     !({{ range $i, $k := keys $optOut | sortAlpha }}{{ if $i }} || {{ end }}({{ toJson $k }} in object.metadata.annotations && object.metadata.annotations[{{ toJson $k }}] == {{ toJson (index $optOut $k) }}){{ end }})
+{{- if .pending }}
+{{ include "proxy-policies.cel.pending" $root }}
+{{- end }}
+{{- end -}}
+
+{{/*
+proxy-policies.cel.pending — the native policy's condition that something is left to
+inject. With reinvocationPolicy IfNeeded (for the containers a later webhook adds) the
+API server invokes a MutatingAdmissionPolicy that changed a Pod a second time in the
+same admission, even when nothing else changed it, and that pass cost as much as the
+first (a JSON patch of no operations still encodes and decodes the Pod). Nothing is
+left once every container not skipped has the first variable the policy sets (it sets
+every one a container lacks) and a CREATE carries the record of this configuration. A
+webhook is not invoked again for its own change: Kyverno's MutatingPolicy has no need.
+Input: the root context. Output: YAML list item.
+*/}}
+{{- define "proxy-policies.cel.pending" -}}
+{{- $s := include "proxy-policies.cel.settings" . | fromJson -}}
+{{- $first := (first $s.env).name -}}
+{{- $annotation := "proxykit.io/proxy-config" -}}
+{{- $record := include "proxykit.proxy.record" (dict "context" .) -}}
+# a second pass of the same admission finds nothing left to do (see proxy-policies.cel.pending)
+- name: not-injected-yet
+  expression: >-
+    [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
+    {{- range $i, $list := include "proxy-policies.containerLists" . | fromJsonArray }}
+    {{ if $i }}|| {{ end }}has(object.spec.{{ $list }}) && object.spec.{{ $list }}.exists(c, !(c.name in skip) && !(has(c.env) && c.env.exists(e, e.name == {{ toJson $first }})))
+    {{- end }})[0] ||
+    (!has(request.subResource) || request.subResource == "") && !(has(object.metadata.annotations) && {{ toJson $annotation }} in object.metadata.annotations && object.metadata.annotations[{{ toJson $annotation }}] == {{ toJson $record }})
 {{- end -}}
 
 {{/*
