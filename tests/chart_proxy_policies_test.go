@@ -12,6 +12,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/proxytest"
@@ -281,11 +282,21 @@ type kyvernoCELPolicy struct {
 }
 
 // TestProxyPoliciesMutatingPolicy: the default Kyverno kind carries the native
-// policy's CEL body unchanged (one source), with autogen off.
+// policy's CEL body (one source), with autogen off; the scope conditions that read
+// the Pod (opt-outs, name patterns) guard its mutations instead of matching, as the
+// API server would evaluate them on Kyverno's webhook for every Pod.
 func TestProxyPoliciesMutatingPolicy(t *testing.T) {
-	for _, values := range []string{fixture.PolicyValuesPlain, fixture.CredentialValues(t, map[string]any{
-		"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}, "defaults": nil})} {
-		r := fixture.Render(t, fixture.ProxyPolicies, values)
+	cases := []struct {
+		values    string
+		named     []string // the excluded namespaces a selector says
+		patterned string   // the CEL for the excluded patterns, or ""
+	}{
+		{fixture.PolicyValuesPlain, []string{"kube-system", "monitoring", fixture.Namespace, "kyverno"}, `![request.namespace].exists(s, s.matches("^kube-p.*$"))`},
+		{fixture.CredentialValues(t, map[string]any{"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}, "defaults": nil}),
+			[]string{"kube-system", fixture.Namespace, "kyverno"}, ""},
+	}
+	for _, tc := range cases {
+		r := fixture.Render(t, fixture.ProxyPolicies, tc.values)
 		var p kyvernoCELPolicy
 		require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, r, "MutatingPolicy", "inject-proxy-env").Raw), &p))
 		native := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, r, "inject-proxy-env")
@@ -293,11 +304,36 @@ func TestProxyPoliciesMutatingPolicy(t *testing.T) {
 		assert.Empty(t, *p.Spec.Autogen.PodControllers.Controllers, "no rules copied onto Deployments")
 		assert.Equal(t, "Ignore", p.Spec.FailurePolicy)
 		assert.Equal(t, "IfNeeded", p.Spec.ReinvocationPolicy)
-		assert.Equal(t, native.Spec.Mutations, p.Spec.Mutations, "the native policy's mutations")
-		assert.Equal(t, *native.Spec.MatchConstraints, p.Spec.MatchConstraints)
-		for _, c := range p.Spec.MatchConditions {
-			assert.NotEqual(t, "namespace-holds-the-proxy-secret", c.Name, "Kyverno copies the Secret everywhere it injects")
+		conditions := map[string]string{}
+		for _, c := range native.Spec.MatchConditions {
+			conditions[c.Name] = c.Expression
 		}
+		// the scope a selector cannot say guards every mutation: the opt-outs, the name
+		// patterns, and the namespace patterns
+		guard := "(" + conditions["not-opted-out"] + ")"
+		if names := conditions["name-not-excluded"]; names != "" {
+			guard += " && (" + names + ")"
+		}
+		if tc.patterned != "" {
+			guard += " && (" + tc.patterned + ")"
+		}
+		require.Len(t, p.Spec.Mutations, len(native.Spec.Mutations))
+		for i, m := range native.Spec.Mutations {
+			mp := p.Spec.Mutations[i]
+			require.Equal(t, m.PatchType, mp.PatchType)
+			if m.JSONPatch != nil {
+				assert.Equal(t, "!("+guard+") ? [] : ( "+m.JSONPatch.Expression+")", mp.JSONPatch.Expression, "the native policy's JSON patch, guarded")
+			} else {
+				assert.Equal(t, "!("+guard+") ? Object{} : ( "+m.ApplyConfiguration.Expression+")", mp.ApplyConfiguration.Expression, "the native policy's apply configuration, guarded")
+			}
+		}
+		assert.Equal(t, native.Spec.MatchConstraints.ResourceRules, p.Spec.MatchConstraints.ResourceRules)
+		// named namespaces are a selector, which the API server applies without converting the Pod
+		assert.Equal(t, &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+			Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: tc.named,
+		}}}, p.Spec.MatchConstraints.NamespaceSelector)
+		assert.Empty(t, p.Spec.MatchConditions,
+			"no match condition: Kyverno copies them into its webhook, where the API server converts every Pod to evaluate one")
 	}
 }
 
@@ -333,4 +369,33 @@ func TestProxyPoliciesGeneratingPolicy(t *testing.T) {
 	assert.Contains(t, string(fixture.Find(t, r, "ClusterPolicy", "inject-proxy-env-secret").Raw), "orphanDownstreamOnPolicyDelete: true")
 	assert.False(t, fixture.Has(r, "GeneratingPolicy", "inject-proxy-env-secret"))
 	assert.False(t, fixture.Has(r, "MutatingPolicy", "inject-proxy-env"))
+}
+
+// TestProxyPoliciesMutatingPolicyNamespaces: namespaces.include of names is a selector
+// (In), one with a pattern is checked in the mutations, whole, beside the exclusions.
+func TestProxyPoliciesMutatingPolicyNamespaces(t *testing.T) {
+	for _, tc := range []struct {
+		include string
+		in      []string // the selector's In values, or none
+		guarded string   // what the guard holds for the include, or ""
+	}{
+		{"[team-a, team-b]", []string{"team-a", "team-b"}, ""},
+		{`[team-a, "apps-*"]`, nil, `[request.namespace].exists(s, s in ["team-a"] || s.matches("^apps-.*$"))`},
+	} {
+		r := fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+"namespaces: {exclude: [monitoring], include: "+tc.include+"}\n")
+		var p kyvernoCELPolicy
+		require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, r, "MutatingPolicy", "inject-proxy-env").Raw), &p))
+		want := []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn,
+			Values: []string{"kube-system", "monitoring", fixture.Namespace, "kyverno"}}}
+		if tc.in != nil {
+			want = append(want, metav1.LabelSelectorRequirement{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpIn, Values: tc.in})
+		}
+		assert.Equal(t, want, p.Spec.MatchConstraints.NamespaceSelector.MatchExpressions, tc.include)
+		guard := strings.SplitN(p.Spec.Mutations[0].JSONPatch.Expression, " ? [] : ( ", 2)[0]
+		if tc.guarded != "" {
+			assert.True(t, strings.HasSuffix(guard, " && ("+tc.guarded+"))"), "%s: %s", tc.include, guard)
+		} else {
+			assert.NotContains(t, guard, "request.namespace", tc.include)
+		}
+	}
 }

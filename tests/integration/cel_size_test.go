@@ -32,12 +32,19 @@ func TestNativePolicyAtTheCELSizeLimit(t *testing.T) {
 		_, err := fixture.TryRender(t, fixture.ProxyPolicies, celSizeValues(n))
 		return err == nil
 	}
-	// the longest CEL expression of the native policy for n entries
+	// the longest CEL expression of the native policy and Kyverno's MutatingPolicy (the
+	// native one's, guarded by the Pod's own scope) for n entries
 	longest := func(n int) int {
 		m := fixture.Render(t, fixture.ProxyPolicies, celSizeValues(n))
 		policy := proxytest.Get[admissionregistrationv1.MutatingAdmissionPolicy](t, m, "inject-proxy-env")
+		var kyverno struct {
+			Spec struct {
+				Mutations []admissionregistrationv1.Mutation
+			} `json:"spec"`
+		}
+		require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, m, "MutatingPolicy", "inject-proxy-env").Raw), &kyverno))
 		most := 0
-		for _, mutation := range policy.Spec.Mutations {
+		for _, mutation := range append(policy.Spec.Mutations, kyverno.Spec.Mutations...) {
 			if a := mutation.ApplyConfiguration; a != nil && len(a.Expression) > most {
 				most = len(a.Expression)
 			}
@@ -55,7 +62,7 @@ func TestNativePolicyAtTheCELSizeLimit(t *testing.T) {
 	high := low + 1
 	require.True(t, renders(low), "%d entries fit", low)
 	require.False(t, renders(high), "%d entries do not", high)
-	t.Logf("the native policy takes up to %d noProxy entries of about 17 characters", low)
+	t.Logf("the CEL policies take up to %d noProxy entries of about 17 characters", low)
 	err := fixture.RenderError(t, fixture.ProxyPolicies, celSizeValues(high))
 	assert.Contains(t, err, "proxy.noProxy")
 	assert.Contains(t, err, "100,000")
@@ -63,7 +70,7 @@ func TestNativePolicyAtTheCELSizeLimit(t *testing.T) {
 	cp := harness.StartControlPlane(t)
 	objects := newObjectClient(t, cp)
 	m := fixture.Render(t, fixture.ProxyPolicies, celSizeValues(low))
-	for _, kind := range []string{"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {
+	for _, kind := range []string{"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} { // Kyverno's parses the same CEL
 		objects.dryRunStrict(t, fixture.Find(t, m, kind, "inject-proxy-env"), fixture.Namespace)
 	}
 }

@@ -56,15 +56,14 @@ resourceRules:
 {{- end -}}
 
 {{/*
-proxy-policies.cel.matchConditions — scope and opt-outs as CEL conditions.
+proxy-policies.cel.matchConditions — the native policy's scope and opt-outs as CEL
+conditions (Kyverno's MutatingPolicy has proxy-policies.cel.mutationScope instead).
 Input: dict "context" $ "secretNamespaces" <list: inject only there, or empty>
 "pending" <bool: with proxy-policies.cel.pending>.
 Output: YAML list.
 */}}
 {{- define "proxy-policies.cel.matchConditions" -}}
 {{- $root := .context -}}
-{{- $optOut := include "proxy-policies.optOutAnnotations" $root | fromJson -}}
-{{- $podName := "(has(object.metadata.name) && object.metadata.name != '' ? object.metadata.name : object.metadata.generateName)" -}}
 {{- with .secretNamespaces }}
 # the env reads the proxy Secret: only namespaces that hold a copy get it, so no Pod
 # is admitted with a reference to a Secret that is not there
@@ -80,18 +79,92 @@ Output: YAML list.
   expression: >-
     {{ include "proxy-policies.celMatchesAny" (dict "patterns" . "subject" "request.namespace") }}
 {{- end }}
-{{- with $root.Values.exclude.names }}
+{{- with include "proxy-policies.cel.nameNotExcluded" $root }}
 - name: name-not-excluded
   expression: >-
-    !{{ include "proxy-policies.celMatchesAny" (dict "patterns" . "subject" $podName) }}
+    {{ . }}
 {{- end }}
 - name: not-opted-out
   expression: >-
-    !has(object.metadata.annotations) ||
-    !({{ range $i, $k := keys $optOut | sortAlpha }}{{ if $i }} || {{ end }}({{ toJson $k }} in object.metadata.annotations && object.metadata.annotations[{{ toJson $k }}] == {{ toJson (index $optOut $k) }}){{ end }})
+    {{ include "proxy-policies.cel.notOptedOut" $root }}
 {{- if .pending }}
 {{ include "proxy-policies.cel.pending" $root }}
 {{- end }}
+{{- end -}}
+
+{{/*
+proxy-policies.cel.notOptedOut — the Pod carries none of the opt-out annotations.
+Input: the root context. Output: a CEL expression of type bool.
+*/}}
+{{- define "proxy-policies.cel.notOptedOut" -}}
+{{- $optOut := include "proxy-policies.optOutAnnotations" . | fromJson -}}
+!has(object.metadata.annotations) || !({{ range $i, $k := keys $optOut | sortAlpha }}{{ if $i }} || {{ end }}({{ toJson $k }} in object.metadata.annotations && object.metadata.annotations[{{ toJson $k }}] == {{ toJson (index $optOut $k) }}){{ end }})
+{{- end -}}
+
+{{/*
+proxy-policies.cel.nameNotExcluded — the Pod's name (or generateName) matches no
+pattern of exclude.names; empty when there is none.
+Input: the root context. Output: a CEL expression of type bool, or "".
+*/}}
+{{- define "proxy-policies.cel.nameNotExcluded" -}}
+{{- with .Values.exclude.names -}}
+!{{ include "proxy-policies.celMatchesAny" (dict "patterns" . "subject" "(has(object.metadata.name) && object.metadata.name != '' ? object.metadata.name : object.metadata.generateName)") }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+proxy-policies.cel.mutationScope — the scope Kyverno's MutatingPolicy checks in its
+mutations, as one CEL expression: the Pod's opt-out annotations, its name, and the
+namespace patterns no selector can say (proxy-policies.cel.namespaceSelector keeps the
+named namespaces off the webhook). It has no match conditions: Kyverno copies match conditions
+into its webhook, where the API server converts the whole Pod (and its namespace) to
+evaluate any of them, on every Pod, before Kyverno converts it again (about a fifth of
+the policy's latency). A Pod out of this scope still passes through Kyverno's webhook,
+which leaves it unchanged.
+Input: the root context. Output: a CEL expression of type bool.
+*/}}
+{{- define "proxy-policies.cel.mutationScope" -}}
+({{ include "proxy-policies.cel.notOptedOut" . }}){{ with include "proxy-policies.cel.nameNotExcluded" . }} && ({{ . }}){{ end }}
+{{- with include "proxy-policies.cel.namespacePatterns" . }} && ({{ . }}){{ end }}
+{{- end -}}
+
+{{/*
+proxy-policies.cel.namespaceSelector — the namespaces in scope as a namespace selector
+on their kubernetes.io/metadata.name label (which the API server sets on every
+namespace): the excluded names NotIn, and namespaces.include In when it names no
+pattern. The API server applies it to Kyverno's webhook without converting the Pod, so
+no excluded namespace's Pod reaches the webhook. Patterns (`*`, `?`) cannot be selectors:
+proxy-policies.cel.namespacePatterns checks them in the mutations.
+Input: the root context. Output: YAML (the value of namespaceSelector), or "".
+*/}}
+{{- define "proxy-policies.cel.namespaceSelector" -}}
+{{- $excluded := list -}}
+{{- range $n := include "proxy-policies.excludedNamespaces" . | fromJsonArray }}{{ if not (regexMatch "[*?]" $n) }}{{ $excluded = append $excluded $n }}{{ end }}{{ end -}}
+{{- $included := .Values.namespaces.include | default list -}}
+{{- $includedNames := true -}}
+{{- range $n := $included }}{{ if regexMatch "[*?]" $n }}{{ $includedNames = false }}{{ end }}{{ end -}}
+{{- $expressions := list -}}
+{{- with $excluded }}{{ $expressions = append $expressions (dict "key" "kubernetes.io/metadata.name" "operator" "NotIn" "values" .) }}{{ end -}}
+{{- if and $included $includedNames }}{{ $expressions = append $expressions (dict "key" "kubernetes.io/metadata.name" "operator" "In" "values" $included) }}{{ end -}}
+{{- with $expressions }}{{ toYaml (dict "matchExpressions" .) }}{{ end -}}
+{{- end -}}
+
+{{/*
+proxy-policies.cel.namespacePatterns — what of the namespace scope a selector cannot
+say (proxy-policies.cel.namespaceSelector): the excluded patterns, and namespaces.include
+when it names one; empty when there is nothing left.
+Input: the root context. Output: a CEL expression of type bool, or "".
+*/}}
+{{- define "proxy-policies.cel.namespacePatterns" -}}
+{{- $patterns := list -}}
+{{- range $n := include "proxy-policies.excludedNamespaces" . | fromJsonArray }}{{ if regexMatch "[*?]" $n }}{{ $patterns = append $patterns $n }}{{ end }}{{ end -}}
+{{- $checks := list -}}
+{{- with $patterns }}{{ $checks = append $checks (printf "!%s" (include "proxy-policies.celMatchesAny" (dict "patterns" . "subject" "request.namespace"))) }}{{ end -}}
+{{- $included := .Values.namespaces.include | default list -}}
+{{- $includedNames := true -}}
+{{- range $n := $included }}{{ if regexMatch "[*?]" $n }}{{ $includedNames = false }}{{ end }}{{ end -}}
+{{- if and $included (not $includedNames) }}{{ $checks = append $checks (include "proxy-policies.celMatchesAny" (dict "patterns" $included "subject" "request.namespace")) }}{{ end -}}
+{{- join " && " $checks -}}
 {{- end -}}
 
 {{/*
@@ -180,17 +253,20 @@ patch, one mutation in all (each mutation costs the API server a conversion of
 the Pod, and an apply configuration a structured merge), or with a trusted CA
 and no credentials by the apply configuration that adds the bundle volume and
 mounts (`?list:` fields: an absent list stays absent).
-Input: the root context. Output: YAML list.
+Input: dict "context" $ "guard" <a CEL expression of type bool that every mutation
+requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
 */}}
 {{- define "proxy-policies.cel.mutations" -}}
-{{- $s := include "proxy-policies.cel.settings" . | fromJson -}}
+{{- $root := .context -}}
+{{- $guard := .guard -}}
+{{- $s := include "proxy-policies.cel.settings" $root | fromJson -}}
 {{- $env := $s.env -}}
 {{- $mount := $s.mount -}}
-{{- $merge := eq (toString .Values.policy.mergeNoProxy) "true" -}}
-{{- $lists := include "proxy-policies.containerLists" . | fromJsonArray -}}
+{{- $merge := eq (toString $root.Values.policy.mergeNoProxy) "true" -}}
+{{- $lists := include "proxy-policies.containerLists" $root | fromJsonArray -}}
 {{- /* the record of the configuration given, which the proxy Secret carries too: proxykit audit compares them */ -}}
 {{- $annotation := "proxykit.io/proxy-config" -}}
-{{- $record := include "proxykit.proxy.record" (dict "context" .) -}}
+{{- $record := include "proxykit.proxy.record" (dict "context" $root) -}}
 {{- /* the plain values, each once, in the order the env lists them */ -}}
 {{- $values := list -}}
 {{- range $e := $env }}{{ if and (hasKey $e "value") (not (has $e.value $values)) }}{{ $values = append $values $e.value }}{{ end }}{{ end -}}
@@ -237,10 +313,13 @@ Input: the root context. Output: YAML list.
 - patchType: JSONPatch
   jsonPatch:
     expression: >-
+      {{- with $guard }}
+      !({{ . }}) ? [] : (
+      {{- end }}
       [{{ include "proxy-policies.celStrings" $values }}].map(vals,
       [{{ if $javaMerge }}{{ include "proxy-policies.celStrings" $javaHosts }}{{ else }}[]{{ end }}].map(jhosts,
       [[{{ include "proxy-policies.celEnvDynList" (dict "env" $env "values" $values) }}]].map(plist,
-      [{{ include "proxy-policies.cel.names" $watched }}].map(names, [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
+      [{{ include "proxy-policies.cel.names" $watched }}].map(names, [{{ include "proxy-policies.cel.skipContainers" $root }}].map(skip,
       {{- range $n, $list := $lists }}
       {{- $base := printf "\"/spec/%s/\" + string(i) + \"/env\"" $list }}
       {{ if $n }}+ {{ end }}(!has(object.spec.{{ $list }}) ? [] :
@@ -293,17 +372,22 @@ Input: the root context. Output: YAML list.
       [{{ include "proxy-policies.cel.literal" . }}].map(v, has(object.spec.volumes) ? [JSONPatch{op: "add", path: "/spec/volumes/-", value: v}] :
       [JSONPatch{op: "add", path: "/spec/volumes", value: [v]}])[0])
       {{- end }}
+      {{- if $guard }})
+      {{- end }}
 {{- $noProxy := "" -}}
 {{- range $e := $env }}{{ if and (eq $e.name "NO_PROXY") (hasKey $e "value") }}{{ $noProxy = $e.value }}{{ end }}{{ end -}}
 {{- if and $merge (or $noProxy $javaMerge) }}
-{{ include "proxy-policies.cel.dropPublic" (dict "context" . "noProxy" $noProxy "java" (ternary $java "" $javaMerge) "javaVars" (ternary $javaVars list (and $javaMerge (not $s.override))) "lists" $lists) }}
+{{ include "proxy-policies.cel.dropPublic" (dict "context" $root "guard" $guard "noProxy" $noProxy "java" (ternary $java "" $javaMerge) "javaVars" (ternary $javaVars list (and $javaMerge (not $s.override))) "lists" $lists) }}
 {{- end }}
 {{- if $mount }}
 # one apply configuration for every list (one merge per request); an absent list stays absent
 - patchType: ApplyConfiguration
   applyConfiguration:
     expression: >-
-      [{{ include "proxy-policies.cel.skipContainers" . }}].map(skip,
+      {{- with $guard }}
+      !({{ . }}) ? Object{} : (
+      {{- end }}
+      [{{ include "proxy-policies.cel.skipContainers" $root }}].map(skip,
       [{{ if $mount }}has(object.spec.volumes) && object.spec.volumes.exists(v, v.name == {{ toJson $mount.name }}){{ else }}false{{ end }}].map(hasVolume,
       Object{
       {{- if not $s.credentials }}
@@ -326,6 +410,8 @@ Input: the root context. Output: YAML list.
       .map(l, c.name in skip || size(l) == 0 ? optional.none() : optional.of(l))[0]})){{ if lt (add1 $n) (len $lists) }},{{ end }}
       {{- end }}
       {{- end }}}})[0])[0]
+      {{- if $guard }})
+      {{- end }}
 {{- end }}
 {{- end -}}
 
@@ -355,14 +441,16 @@ has(object.metadata.annotations) && {{ $key }} in object.metadata.annotations ? 
 proxy-policies.cel.checkedMutations — proxy-policies.cel.mutations, failing before
 the API server would: CEL parses at most 100,000 code points per expression (cel-go's
 limit, which Kubernetes and Kyverno keep), and NO_PROXY is written into it.
-Input: the root context. Output: YAML list.
+Input: dict "context" $ "guard" <a CEL expression of type bool that every mutation
+requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
 */}}
 {{- define "proxy-policies.cel.checkedMutations" -}}
 {{- $mutations := include "proxy-policies.cel.mutations" . -}}
+{{- $root := .context -}}
 {{- range $m := $mutations | fromYamlArray -}}
   {{- $expression := dig "applyConfiguration" "expression" (dig "jsonPatch" "expression" "" $m) $m -}}
   {{- if gt (len $expression) 100000 -}}
-    {{- fail (printf "proxy-policies: the policy's CEL expression would be %d characters, over the 100,000 the API server parses, because NO_PROXY is %d characters long; shorten proxy.noProxy (a CIDR or a .domain covers many entries), or use kyverno.policyKind: ClusterPolicy" (len $expression) (len (include "proxykit.proxy.noProxy" (dict "context" $)))) -}}
+    {{- fail (printf "proxy-policies: the policy's CEL expression would be %d characters, over the 100,000 the API server parses, because NO_PROXY is %d characters long; shorten proxy.noProxy (a CIDR or a .domain covers many entries), or use kyverno.policyKind: ClusterPolicy" (len $expression) (len (include "proxykit.proxy.noProxy" (dict "context" $root)))) -}}
   {{- end -}}
 {{- end -}}
 {{- $mutations -}}
@@ -377,7 +465,7 @@ values longer than the cluster's are read, and only their own part. A merged
 JAVA_TOOL_OPTIONS starts with the proxy's flags and ends with the -Dhttp.nonProxyHosts the
 merge appended: only its patterns are read. Other Pods pay one comparison of lengths per
 variable. Its own expression, because the table is 75,000 characters.
-Input: dict "context" $ "noProxy" <the cluster's NO_PROXY or ""> "java" <the proxy's
+Input: dict "context" $ "guard" <as proxy-policies.cel.mutations> "noProxy" <the cluster's NO_PROXY or ""> "java" <the proxy's
 JAVA_TOOL_OPTIONS when its flag is merged, or ""> "lists" <container lists>.
 Output: YAML list item.
 */}}
@@ -389,6 +477,9 @@ Output: YAML list item.
 - patchType: JSONPatch
   jsonPatch:
     expression: >-
+      {{- with .guard }}
+      !({{ . }}) ? [] : (
+      {{- end }}
       [{{ include "proxykit.noProxy.icannSuffixes" dict | toJson }}].map(psl, [{{ toJson .java }}].map(flags, [{{ include "proxy-policies.cel.skipContainers" .context }}].map(skip,
       {{- range $i, $list := .lists }}
       {{- $base := printf "\"/spec/%s/\" + string(i) + \"/env/\" + string(j)" $list }}
@@ -411,4 +502,6 @@ Output: YAML list item.
       )[0]).flatten().flatten())
       {{- end }}
       )[0])[0])[0]
+      {{- if .guard }})
+      {{- end }}
 {{- end -}}
