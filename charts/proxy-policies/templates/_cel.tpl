@@ -129,41 +129,51 @@ Input: the root context. Output: a CEL expression of type bool.
 {{- end -}}
 
 {{/*
-proxy-policies.cel.namespaceSelector — the namespaces in scope as a namespace selector
-on their kubernetes.io/metadata.name label (which the API server sets on every
-namespace): the excluded names NotIn, and namespaces.include In when it names no
-pattern. The API server applies it to Kyverno's webhook without converting the Pod, so
-no excluded namespace's Pod reaches the webhook. Patterns (`*`, `?`) cannot be selectors:
-proxy-policies.cel.namespacePatterns checks them in the mutations.
+proxy-policies.cel.namespaces — the namespace scope split by what can say it: the
+excluded names and patterns (`*`, `?`), and namespaces.include, as names when it holds
+no pattern, else whole as patterns. Input: the root context. Output: JSON
+{excludedNames, excludedPatterns, includedNames, includedPatterns}.
+*/}}
+{{- define "proxy-policies.cel.namespaces" -}}
+{{- $split := dict "excludedNames" list "excludedPatterns" list "includedNames" list "includedPatterns" list -}}
+{{- range $n := include "proxy-policies.excludedNamespaces" . | fromJsonArray -}}
+  {{- $key := ternary "excludedPatterns" "excludedNames" (regexMatch "[*?]" $n) -}}
+  {{- $_ := set $split $key (append (get $split $key) $n) -}}
+{{- end -}}
+{{- with .Values.namespaces.include -}}
+  {{- $_ := set $split (ternary "includedPatterns" "includedNames" (regexMatch "[*?]" (join "" .))) . -}}
+{{- end -}}
+{{- toJson $split -}}
+{{- end -}}
+
+{{/*
+proxy-policies.cel.namespaceSelector — the named namespaces in scope as a namespace
+selector on their kubernetes.io/metadata.name label (which the API server sets on every
+namespace): the excluded names NotIn, the included names In. The API server applies it
+to Kyverno's webhook without converting the Pod, so no named excluded namespace's Pod
+reaches the webhook. Patterns cannot be selectors: proxy-policies.cel.namespacePatterns
+checks them in the mutations.
 Input: the root context. Output: YAML (the value of namespaceSelector), or "".
 */}}
 {{- define "proxy-policies.cel.namespaceSelector" -}}
-{{- $excluded := list -}}
-{{- range $n := include "proxy-policies.excludedNamespaces" . | fromJsonArray }}{{ if not (regexMatch "[*?]" $n) }}{{ $excluded = append $excluded $n }}{{ end }}{{ end -}}
-{{- $included := .Values.namespaces.include | default list -}}
-{{- $includedNames := true -}}
-{{- range $n := $included }}{{ if regexMatch "[*?]" $n }}{{ $includedNames = false }}{{ end }}{{ end -}}
+{{- $split := include "proxy-policies.cel.namespaces" . | fromJson -}}
 {{- $expressions := list -}}
-{{- with $excluded }}{{ $expressions = append $expressions (dict "key" "kubernetes.io/metadata.name" "operator" "NotIn" "values" .) }}{{ end -}}
-{{- if and $included $includedNames }}{{ $expressions = append $expressions (dict "key" "kubernetes.io/metadata.name" "operator" "In" "values" $included) }}{{ end -}}
+{{- with $split.excludedNames }}{{ $expressions = append $expressions (dict "key" "kubernetes.io/metadata.name" "operator" "NotIn" "values" .) }}{{ end -}}
+{{- with $split.includedNames }}{{ $expressions = append $expressions (dict "key" "kubernetes.io/metadata.name" "operator" "In" "values" .) }}{{ end -}}
 {{- with $expressions }}{{ toYaml (dict "matchExpressions" .) }}{{ end -}}
 {{- end -}}
 
 {{/*
 proxy-policies.cel.namespacePatterns — what of the namespace scope a selector cannot
 say (proxy-policies.cel.namespaceSelector): the excluded patterns, and namespaces.include
-when it names one; empty when there is nothing left.
+when it holds one; empty when there is nothing left.
 Input: the root context. Output: a CEL expression of type bool, or "".
 */}}
 {{- define "proxy-policies.cel.namespacePatterns" -}}
-{{- $patterns := list -}}
-{{- range $n := include "proxy-policies.excludedNamespaces" . | fromJsonArray }}{{ if regexMatch "[*?]" $n }}{{ $patterns = append $patterns $n }}{{ end }}{{ end -}}
+{{- $split := include "proxy-policies.cel.namespaces" . | fromJson -}}
 {{- $checks := list -}}
-{{- with $patterns }}{{ $checks = append $checks (printf "!%s" (include "proxy-policies.celMatchesAny" (dict "patterns" . "subject" "request.namespace"))) }}{{ end -}}
-{{- $included := .Values.namespaces.include | default list -}}
-{{- $includedNames := true -}}
-{{- range $n := $included }}{{ if regexMatch "[*?]" $n }}{{ $includedNames = false }}{{ end }}{{ end -}}
-{{- if and $included (not $includedNames) }}{{ $checks = append $checks (include "proxy-policies.celMatchesAny" (dict "patterns" $included "subject" "request.namespace")) }}{{ end -}}
+{{- with $split.excludedPatterns }}{{ $checks = append $checks (printf "!%s" (include "proxy-policies.celMatchesAny" (dict "patterns" . "subject" "request.namespace"))) }}{{ end -}}
+{{- with $split.includedPatterns }}{{ $checks = append $checks (include "proxy-policies.celMatchesAny" (dict "patterns" . "subject" "request.namespace")) }}{{ end -}}
 {{- join " && " $checks -}}
 {{- end -}}
 
