@@ -33,7 +33,9 @@ import (
 // whose apply configuration sets one label, what any such policy costs. The
 // engines take turns in rounds, so that drift on this machine reaches them all
 // alike; each gets podsPerEngine Pods, of one container, one init container and a
-// few env entries. Each engine is installed, then measured once the API server,
+// few env entries, and each policy engine half as many more whose container sets
+// its own NO_PROXY, http_proxy and JAVA_TOOL_OPTIONS (reported apart, as the
+// engine's -own-p50). Each engine is installed, then measured once the API server,
 // etcd and Kyverno have settled (a policy is compiled once when installed, and
 // more than once as its status is written: a one-time cost, not admission's).
 // It reports each engine's p50 and p99 in milliseconds, and the CPU time per Pod
@@ -62,6 +64,9 @@ func BenchmarkAdmissionLatency(b *testing.B) {
 			for _, engine := range engines {
 				m := measureAdmission(b, cp, objects, engine, fmt.Sprintf("%d-%d", i, round), podsPerEngine/rounds, kyverno, env)
 				latencies[engine.name] = append(latencies[engine.name], m.latencies...)
+				if m.ownLatencies != nil {
+					latencies[engine.name+"-own"] = append(latencies[engine.name+"-own"], m.ownLatencies...)
+				}
 				if cpu[engine.name] == nil {
 					cpu[engine.name] = map[string]time.Duration{}
 				}
@@ -77,6 +82,10 @@ func BenchmarkAdmissionLatency(b *testing.B) {
 			for process, used := range cpu[engine.name] {
 				b.ReportMetric(float64(used)/1e6/float64(len(d)), engine.name+"-"+process+"-cpu-ms")
 			}
+			if own := latencies[engine.name+"-own"]; own != nil {
+				slices.Sort(own)
+				b.ReportMetric(float64(own[len(own)/2])/1e6, engine.name+"-own-p50-ms")
+			}
 		}
 	}
 }
@@ -86,6 +95,9 @@ func BenchmarkAdmissionLatency(b *testing.B) {
 type admissionMeasure struct {
 	latencies                []time.Duration
 	apiserverCPU, kyvernoCPU time.Duration
+	// a policy engine's latencies on Pods whose container sets its own NO_PROXY,
+	// http_proxy and JAVA_TOOL_OPTIONS: the path that merges
+	ownLatencies []time.Duration
 }
 
 // measureAdmission installs the engine (none: nothing), waits until it injects and
@@ -126,6 +138,21 @@ func measureAdmission(b *testing.B, cp *harness.ControlPlane, objects *objectCli
 		names = append(names, created.Name)
 	}
 	out.apiserverCPU, out.kyvernoCPU = harness.CPUTime(cp.PIDs...)-apiserverBefore, harness.CPUTime(kyverno...)-kyvernoBefore
+	for i := 0; engine.values != "" && i < n/2; i++ {
+		p := fixture.Pod(fmt.Sprintf("bench-own-%s-%s-%d", engine.name, id, i), "apps", nil, fixture.Ctr("app", fixture.Val("TZ", "UTC"),
+			fixture.Val("NO_PROXY", "legacy.corp.example,.internal.example"), fixture.Val("http_proxy", "http://own-proxy.corp.example:3128"),
+			fixture.Val("JAVA_TOOL_OPTIONS", "-Xmx512m")))
+		p.Name = strings.ToLower(p.Name)
+		p.Spec.InitContainers = []corev1.Container{fixture.Ctr("init")}
+		began := time.Now()
+		created, err := client.CoreV1().Pods("apps").Create(ctx, &p, metav1.CreateOptions{})
+		out.ownLatencies = append(out.ownLatencies, time.Since(began))
+		require.NoError(b, err)
+		own := fixture.EnvMap(created.Spec.Containers[0].Env)
+		require.Equal(b, "http://own-proxy.corp.example:3128", own["HTTP_PROXY"].Value, "%s: HTTP_PROXY from the own http_proxy", engine.name)
+		require.Equal(b, "legacy.corp.example,.internal.example", own["NO_PROXY"].Value, "%s: the own NO_PROXY kept", engine.name)
+		names = append(names, created.Name)
+	}
 	for _, name := range names {
 		require.NoError(b, cp.Client.CoreV1().Pods("apps").Delete(ctx, name, metav1.DeleteOptions{}))
 	}
