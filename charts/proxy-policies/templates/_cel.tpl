@@ -219,8 +219,11 @@ Input: the env list. Output: e.g. {"HTTP_PROXY": true, "NO_PROXY": true}.
 {{/*
 proxy-policies.cel.mutations — the proxy env (and, with a trusted CA, the bundle
 volume and mounts) for every container list, in list order, own settings kept.
-The env is one JSON patch for every list, with and without credentials: its
-entries are written as plain dyn() maps (typed Object values in a JSON patch
+The env is one JSON patch for every list, with and without credentials, and one
+body for every list (the lists bound as dyn: written once per list, the expression was
+three times as long and took the API server and Kyverno about four times as long to
+type-check, on every install, upgrade and status write); its entries are written as
+plain dyn() maps (typed Object values in a JSON patch
 crash the API server's conversion, a probe on 1.36.3 showed it; and an apply
 configuration may not add a secretKeyRef or configMapKeyRef, atomic structs).
 For each container not named in proxykit.io/skip-containers:
@@ -330,10 +333,10 @@ requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
       [{{ if $javaMerge }}{{ include "proxy-policies.celStrings" $javaHosts }}{{ else }}[]{{ end }}].map(jhosts,
       [[{{ include "proxy-policies.celEnvDynList" (dict "env" $env "values" $values) }}]].map(plist,
       [{{ include "proxy-policies.cel.names" $watched }}].map(names, [{{ include "proxy-policies.cel.skipContainers" $root }}].map(skip,
-      {{- range $n, $list := $lists }}
-      {{- $base := printf "\"/spec/%s/\" + string(i) + \"/env\"" $list }}
-      {{ if $n }}+ {{ end }}(!has(object.spec.{{ $list }}) ? [] :
-      lists.range(size(object.spec.{{ $list }})).map(i, [object.spec.{{ $list }}[i]].map(c,
+      {{- $base := `"/spec/" + lname + "/" + string(i) + "/env"` }}
+      [[{{ range $n, $list := $lists }}{{ if $n }}, {{ end }}dyn(has(object.spec.{{ $list }}) ? object.spec.{{ $list }} : []){{ end }}]].map(ls,
+      lists.range({{ len $lists }}).map(k, [{{ include "proxy-policies.celStrings" $lists }}[k]].map(lname, [ls[k]].map(cs,
+      lists.range(size(cs)).map(i, [cs[i]].map(c,
       c.name in skip ? [] :
       !has(c.env) ? [JSONPatch{op: "add", path: {{ $base }}, value: plist}] :
       [lists.range(size(c.env)).filter(j, c.env[j].name in names)].map(idx,
@@ -369,8 +372,8 @@ requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
       .map(j, [c.env[j].value].map(v, {{ replace "PATH" (printf `%s + "/" + string(j) + "/value"` $base) $optsPatch }})[0]).flatten()
       {{- end }}
       )[0])[0])[0])[0]
-      )[0]).flatten())
-      {{- end }}
+      )[0]).flatten()
+      )[0])[0]).flatten())[0]
       )[0])[0])[0])[0])[0]
       {{- if or $s.credentials (not $mount) }}
       + (has(request.subResource) && request.subResource != "" ? [] :
