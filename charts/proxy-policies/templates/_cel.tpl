@@ -494,10 +494,11 @@ Output: YAML list item.
       !({{ . }}) ? [] : (
       {{- end }}
       [{{ include "proxykit.noProxy.icannSuffixes" dict | toJson }}].map(psl, [{{ toJson .java }}].map(flags, [{{ include "proxy-policies.cel.skipContainers" .context }}].map(skip,
-      {{- range $i, $list := .lists }}
-      {{- $base := printf "\"/spec/%s/\" + string(i) + \"/env/\" + string(j)" $list }}
-      {{ if $i }}+ {{ end }}(!has(object.spec.{{ $list }}) ? [] :
-      lists.range(size(object.spec.{{ $list }})).map(i, [object.spec.{{ $list }}[i]].map(c,
+      {{- /* one body for every list, as in proxy-policies.cel.mutations */}}
+      {{- $base := `"/spec/" + lname + "/" + string(i) + "/env/" + string(j)` }}
+      [[{{ range $i, $list := .lists }}{{ if $i }}, {{ end }}dyn(has(object.spec.{{ $list }}) ? object.spec.{{ $list }} : []){{ end }}]].map(ls,
+      lists.range({{ len .lists }}).map(k, [{{ include "proxy-policies.celStrings" .lists }}[k]].map(lname, [ls[k]].map(cs,
+      lists.range(size(cs)).map(i, [cs[i]].map(c,
       c.name in skip || !has(c.env) ? [] :
       {{- if $.noProxy }}
       lists.range(size(c.env)).filter(j, (c.env[j].name == "NO_PROXY" || c.env[j].name == "no_proxy") && !has(c.env[j].valueFrom) && has(c.env[j].value) && c.env[j].value.size() > {{ $n }} && c.env[j].value.substring({{ $n }}).startsWith(","))
@@ -512,8 +513,8 @@ Output: YAML list item.
       .map(j, [c.env[j].value.lastIndexOf({{ toJson $flag }}) + {{ len $flag }}].map(at, [c.env[j].value.substring(at).split("|").filter(p, p != "" && !{{ include "proxy-policies.cel.publicJavaPattern" (dict "pattern" "p" "table" "psl") }})]
       .map(keep, [c.env[j].value.substring(0, at) + keep.join("|")].map(v, v == c.env[j].value ? [] : [JSONPatch{op: "replace", path: {{ $base }} + "/value", value: v}])[0])[0])[0])
       {{- end }}
-      )[0]).flatten().flatten())
-      {{- end }}
+      )[0]).flatten().flatten()
+      )[0])[0]).flatten())[0]
       )[0])[0])[0]
       {{- if .guard }})
       {{- end }}
