@@ -124,13 +124,8 @@ func measureAdmission(b *testing.B, cp *harness.ControlPlane, objects *objectCli
 	var names []string
 	apiserverBefore, kyvernoBefore := harness.CPUTime(cp.PIDs...), harness.CPUTime(kyverno...)
 	for i := 0; i < n; i++ {
-		p := fixture.Pod(fmt.Sprintf("bench-%s-%s-%d", engine.name, id, i), "apps", nil, fixture.Ctr("app", fixture.Val("TZ", "UTC"), fixture.Val("LOG_LEVEL", "info")))
-		p.Name = strings.ToLower(p.Name)
-		p.Spec.InitContainers = []corev1.Container{fixture.Ctr("init")}
-		began := time.Now()
-		created, err := client.CoreV1().Pods("apps").Create(ctx, &p, metav1.CreateOptions{})
-		out.latencies = append(out.latencies, time.Since(began))
-		require.NoError(b, err)
+		created, took := createBenchPod(b, client, fmt.Sprintf("bench-%s-%s-%d", engine.name, id, i), fixture.Ctr("app", fixture.Val("TZ", "UTC"), fixture.Val("LOG_LEVEL", "info")))
+		out.latencies = append(out.latencies, took)
 		require.Equal(b, engine.values != "" || referenceEnv[engine.name] != nil, len(created.Spec.Containers[0].Env) > 2, "%s must inject", engine.name)
 		if isFloor(engine) {
 			require.Equal(b, "yes", created.Labels[floorLabel[engine.name]], "%s sets its label", engine.name)
@@ -139,15 +134,10 @@ func measureAdmission(b *testing.B, cp *harness.ControlPlane, objects *objectCli
 	}
 	out.apiserverCPU, out.kyvernoCPU = harness.CPUTime(cp.PIDs...)-apiserverBefore, harness.CPUTime(kyverno...)-kyvernoBefore
 	for i := 0; engine.values != "" && i < n/2; i++ {
-		p := fixture.Pod(fmt.Sprintf("bench-own-%s-%s-%d", engine.name, id, i), "apps", nil, fixture.Ctr("app", fixture.Val("TZ", "UTC"),
+		created, took := createBenchPod(b, client, fmt.Sprintf("bench-own-%s-%s-%d", engine.name, id, i), fixture.Ctr("app", fixture.Val("TZ", "UTC"),
 			fixture.Val("NO_PROXY", "legacy.corp.example,.internal.example"), fixture.Val("http_proxy", "http://own-proxy.corp.example:3128"),
 			fixture.Val("JAVA_TOOL_OPTIONS", "-Xmx512m")))
-		p.Name = strings.ToLower(p.Name)
-		p.Spec.InitContainers = []corev1.Container{fixture.Ctr("init")}
-		began := time.Now()
-		created, err := client.CoreV1().Pods("apps").Create(ctx, &p, metav1.CreateOptions{})
-		out.ownLatencies = append(out.ownLatencies, time.Since(began))
-		require.NoError(b, err)
+		out.ownLatencies = append(out.ownLatencies, took)
 		own := fixture.EnvMap(created.Spec.Containers[0].Env)
 		require.Equal(b, "http://own-proxy.corp.example:3128", own["HTTP_PROXY"].Value, "%s: HTTP_PROXY from the own http_proxy", engine.name)
 		require.Equal(b, "legacy.corp.example,.internal.example", own["NO_PROXY"].Value, "%s: the own NO_PROXY kept", engine.name)
@@ -164,6 +154,18 @@ func measureAdmission(b *testing.B, cp *harness.ControlPlane, objects *objectCli
 		bindFloorPolicy(b, cp, objects, engine, false, env)
 	}
 	return out
+}
+
+// createBenchPod creates a Pod in apps of the container app and an init container
+// without env, and returns it as stored with the CREATE's latency.
+func createBenchPod(b *testing.B, client kubernetes.Interface, name string, app corev1.Container) (corev1.Pod, time.Duration) {
+	p := fixture.Pod(strings.ToLower(name), "apps", nil, app)
+	p.Spec.InitContainers = []corev1.Container{fixture.Ctr("init")}
+	began := time.Now()
+	created, err := client.CoreV1().Pods("apps").Create(context.Background(), &p, metav1.CreateOptions{})
+	took := time.Since(began)
+	require.NoError(b, err)
+	return *created, took
 }
 
 // The floors: a policy whose apply configuration sets one label, what any policy of
