@@ -58,36 +58,33 @@ func BenchmarkAdmissionLatency(b *testing.B) {
 	like := admissionCell{engine: admissionEngines[0], config: configPlain, failurePolicy: "Ignore", id: "bench-reference"}
 	env := like.env(like.javaOptions(b))
 	for i := 0; i < b.N; i++ {
-		latencies := map[string][]time.Duration{}
-		cpu := map[string]map[string]time.Duration{}
+		seen := map[string]*admissionMeasure{}
 		for round := 0; round < rounds; round++ {
 			for _, engine := range engines {
 				m := measureAdmission(b, cp, objects, engine, fmt.Sprintf("%d-%d", i, round), podsPerEngine/rounds, kyverno, env)
-				latencies[engine.name] = append(latencies[engine.name], m.latencies...)
-				if m.ownLatencies != nil {
-					latencies[engine.name+"-own"] = append(latencies[engine.name+"-own"], m.ownLatencies...)
+				if seen[engine.name] == nil {
+					seen[engine.name] = &admissionMeasure{}
 				}
-				if cpu[engine.name] == nil {
-					cpu[engine.name] = map[string]time.Duration{}
-				}
-				cpu[engine.name]["apiserver"] += m.apiserverCPU
-				cpu[engine.name]["kyverno"] += m.kyvernoCPU
+				seen[engine.name].add(m)
 			}
 		}
 		for _, engine := range engines {
-			d := latencies[engine.name]
-			slices.Sort(d)
-			b.ReportMetric(float64(d[len(d)/2])/1e6, engine.name+"-p50-ms")
-			b.ReportMetric(float64(d[len(d)*99/100])/1e6, engine.name+"-p99-ms")
-			for process, used := range cpu[engine.name] {
-				b.ReportMetric(float64(used)/1e6/float64(len(d)), engine.name+"-"+process+"-cpu-ms")
-			}
-			if own := latencies[engine.name+"-own"]; own != nil {
-				slices.Sort(own)
-				b.ReportMetric(float64(own[len(own)/2])/1e6, engine.name+"-own-p50-ms")
+			m := seen[engine.name]
+			b.ReportMetric(percentile(m.latencies, 50), engine.name+"-p50-ms")
+			b.ReportMetric(percentile(m.latencies, 99), engine.name+"-p99-ms")
+			b.ReportMetric(float64(m.apiserverCPU)/1e6/float64(len(m.latencies)), engine.name+"-apiserver-cpu-ms")
+			b.ReportMetric(float64(m.kyvernoCPU)/1e6/float64(len(m.latencies)), engine.name+"-kyverno-cpu-ms")
+			if m.ownLatencies != nil {
+				b.ReportMetric(percentile(m.ownLatencies, 50), engine.name+"-own-p50-ms")
 			}
 		}
 	}
+}
+
+// percentile is the p-th percentile of the latencies, in milliseconds (it sorts them).
+func percentile(latencies []time.Duration, p int) float64 {
+	slices.Sort(latencies)
+	return float64(latencies[len(latencies)*p/100]) / 1e6
 }
 
 // admissionMeasure is what measureAdmission saw: each CREATE's latency, and the CPU
@@ -98,6 +95,14 @@ type admissionMeasure struct {
 	// a policy engine's latencies on Pods whose container sets its own NO_PROXY,
 	// http_proxy and JAVA_TOOL_OPTIONS: the path that merges
 	ownLatencies []time.Duration
+}
+
+// add counts another round's measure in m.
+func (m *admissionMeasure) add(round admissionMeasure) {
+	m.latencies = append(m.latencies, round.latencies...)
+	m.ownLatencies = append(m.ownLatencies, round.ownLatencies...)
+	m.apiserverCPU += round.apiserverCPU
+	m.kyvernoCPU += round.kyvernoCPU
 }
 
 // measureAdmission installs the engine (none: nothing), waits until it injects and
