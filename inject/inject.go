@@ -281,11 +281,11 @@ func (i *Injector) plan(docs []document, result *Result) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	override, err := policyFlag(opts.Values, "overrideExisting")
+	override, err := policyFlag(opts.Values, "overrideExisting", false)
 	if err != nil {
 		return nil, err
 	}
-	merge, err := policyFlag(opts.Values, "mergeNoProxy")
+	merge, err := policyFlag(opts.Values, "mergeNoProxy", true)
 	if err != nil {
 		return nil, err
 	}
@@ -392,12 +392,13 @@ func joinDocuments(docs []string) []byte {
 	return []byte(b.String())
 }
 
-// policyFlag reads policy.<key> (overrideExisting, mergeNoProxy), the proxy-policies keys.
-func policyFlag(values map[string]any, key string) (bool, error) {
+// policyFlag reads policy.<key> (overrideExisting, mergeNoProxy), the
+// proxy-policies keys, with their defaults there when unset.
+func policyFlag(values map[string]any, key string, unset bool) (bool, error) {
 	policy, _ := values["policy"].(map[string]any)
 	v, ok := policy[key]
 	if !ok || v == nil {
-		return false, nil
+		return unset, nil
 	}
 	b, ok := v.(bool)
 	if !ok {

@@ -50,7 +50,7 @@ spec:
     spec:
       containers: [{name: app, image: app}]
 `
-	out, result := run(t, plainValues, stream, Options{Namespace: "airflow"})
+	out, result := run(t, plainValues+"policy: {mergeNoProxy: false}\n", stream, Options{Namespace: "airflow"})
 	m, err := proxytest.Parse(out)
 	require.NoError(t, err)
 	notes := func(kind, name string) string {

@@ -42,8 +42,10 @@ spec:
             - {name: JAVA_TOOL_OPTIONS, value: "-Xmx1g -Dhttp.nonProxyHosts=*.internal|sso.corp.internal"}
 `
 
-func TestStreamOwnSettings(t *testing.T) {
-	values := strings.Replace(plainValues, "proxy: {", "proxy: {runtimes: [java], ", 1)
+// With policy.mergeNoProxy switched off an own NO_PROXY and -Dhttp.nonProxyHosts
+// are kept as they are, and reported.
+func TestStreamOwnSettingsKeptWithoutMerge(t *testing.T) {
+	values := strings.Replace(plainValues, "proxy: {", "proxy: {runtimes: [java], ", 1) + "policy: {mergeNoProxy: false}\n"
 	out, result := run(t, values, harborLike, Options{Namespace: "harbor"})
 	m := parse(t, out, "harbor")
 
@@ -79,8 +81,10 @@ func TestStreamOwnSettings(t *testing.T) {
 	}
 }
 
-func TestStreamMergeNoProxy(t *testing.T) {
-	values := strings.Replace(plainValues, "proxy: {", "proxy: {runtimes: [java], ", 1) + "policy: {mergeNoProxy: true}\n"
+// policy.mergeNoProxy is on unless switched off: an own NO_PROXY (from envFrom
+// too) and -Dhttp.nonProxyHosts get the cluster's entries.
+func TestStreamMergeNoProxyByDefault(t *testing.T) {
+	values := strings.Replace(plainValues, "proxy: {", "proxy: {runtimes: [java], ", 1)
 	out, result := run(t, values, harborLike, Options{Namespace: "harbor"})
 	m := parse(t, out, "harbor")
 	coreEnv := m.Environment(m.Container(t, "Deployment/core", "core"))
@@ -197,7 +201,7 @@ spec:
 // secretKeyRef), never copies it into a plain value, and says so in a note
 // that names the Secret's key, not its text.
 func TestStreamOwnSettingsFromASecretStayInIt(t *testing.T) {
-	for _, mode := range []string{"{}", "{mergeNoProxy: true}", "{overrideExisting: true}", "{overrideExisting: true, mergeNoProxy: true}"} {
+	for _, mode := range []string{"{mergeNoProxy: false}", "{}", "{overrideExisting: true, mergeNoProxy: false}", "{overrideExisting: true}"} {
 		t.Run(mode, func(t *testing.T) {
 			values := strings.Replace(plainValues, "proxy: {", "proxy: {runtimes: [java], ", 1) + "policy: " + mode + "\n"
 			out, result := run(t, values, ownFromSecret, Options{Namespace: "shop"})
@@ -245,10 +249,10 @@ spec:
           args: [java, -Dhttp.nonProxyHosts=localhost, -jar, app.jar]
 `
 
-// The JVM's own flags outside JAVA_TOOL_OPTIONS: kept and reported without
-// policy.mergeNoProxy (check then finds the release's Service sent to the
-// proxy by the JVM), merged with it (and check finds nothing); a command line
-// is reported, never rewritten.
+// The JVM's own flags outside JAVA_TOOL_OPTIONS: kept and reported with
+// policy.mergeNoProxy switched off (check then finds the release's Service
+// sent to the proxy by the JVM), merged by default (and check finds nothing);
+// a command line is reported, never rewritten.
 func TestStreamJavaOptionsOutsideJavaToolOptions(t *testing.T) {
 	values := strings.Replace(plainValues, "proxy: {", "proxy: {runtimes: [java], ", 1)
 	jvmFindings := func(m *proxytest.Manifests) []string {
@@ -261,7 +265,7 @@ func TestStreamJavaOptionsOutsideJavaToolOptions(t *testing.T) {
 		return out
 	}
 
-	out, result := run(t, values, keycloakLike, Options{Namespace: "auth"})
+	out, result := run(t, values+"policy: {mergeNoProxy: false}\n", keycloakLike, Options{Namespace: "auth"})
 	m := parse(t, out, "auth")
 	assert.Equal(t, "-Djgroups.dns.query=kc-headless -Dhttp.nonProxyHosts=*.corp.example", env(t, m, "StatefulSet/kc", "keycloak")["JAVA_OPTS_APPEND"].Value)
 	notes := strings.Join(result.Notes, "\n")
@@ -272,7 +276,7 @@ func TestStreamJavaOptionsOutsideJavaToolOptions(t *testing.T) {
 		assert.Contains(t, found[0], "the JVM reads -Dhttp.nonProxyHosts from the container's own JAVA_OPTS_APPEND, which lacks those names: policy.mergeNoProxy: true merges", "the advice names the cause, not NO_PROXY")
 	}
 
-	out, result = run(t, values+"policy: {mergeNoProxy: true}\n", keycloakLike, Options{Namespace: "auth"})
+	out, result = run(t, values, keycloakLike, Options{Namespace: "auth"})
 	m = parse(t, out, "auth")
 	merged := env(t, m, "StatefulSet/kc", "keycloak")["JAVA_OPTS_APPEND"].Value
 	assert.True(t, strings.HasPrefix(merged, "-Djgroups.dns.query=kc-headless -Dhttp.nonProxyHosts=*.corp.example -Dhttp.nonProxyHosts=*.corp.example|localhost|"), merged)
@@ -281,6 +285,6 @@ func TestStreamJavaOptionsOutsideJavaToolOptions(t *testing.T) {
 	assert.Contains(t, strings.Join(result.Notes, "\n"), "container launcher: its command line sets -Dhttp.nonProxyHosts")
 	assert.Equal(t, []string{"java", "-Dhttp.nonProxyHosts=localhost", "-jar", "app.jar"}, m.Container(t, "StatefulSet/kc", "launcher").Args, "a command line is never rewritten")
 
-	again, _ := run(t, values+"policy: {mergeNoProxy: true}\n", out, Options{Namespace: "auth"})
+	again, _ := run(t, values, out, Options{Namespace: "auth"})
 	assert.Equal(t, out, again, "injecting twice equals injecting once")
 }

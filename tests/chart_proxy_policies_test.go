@@ -31,7 +31,7 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 	for _, rule := range p.Spec.Rules {
 		names = append(names, rule.Name)
 		res := rule.Match.Any[0].Resources
-		if rule.Name == "inject-debug-ephemeral-containers" {
+		if strings.HasSuffix(rule.Name, "-debug-ephemeral-containers") {
 			assert.Equal(t, []string{"Pod/ephemeralcontainers"}, res.Kinds)
 			assert.Equal(t, []string{"UPDATE"}, res.Operations)
 		} else {
@@ -52,11 +52,19 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 				rule.Mutate.PatchStrategicMerge)
 			continue
 		}
+		if strings.HasPrefix(rule.Name, "drop-public-") {
+			continue // TestProxyPoliciesMergeDropsPublicEntries
+		}
 		// one JSON patch per container, never strategic merge
 		require.Len(t, rule.Mutate.Foreach, 1, rule.Name)
 		assert.Contains(t, rule.Mutate.Foreach[0].PatchesJSON6902, "op: add")
 	}
-	assert.Equal(t, []string{"inject-create-containers", "inject-create-init-containers", "inject-create-ephemeral-containers", "inject-debug-ephemeral-containers", "record-proxy-config"}, names)
+	assert.Equal(t, []string{
+		"inject-create-containers", "drop-public-create-containers",
+		"inject-create-init-containers", "drop-public-create-init-containers",
+		"inject-create-ephemeral-containers", "drop-public-create-ephemeral-containers",
+		"inject-debug-ephemeral-containers", "drop-public-debug-ephemeral-containers",
+		"record-proxy-config"}, names, "policy.mergeNoProxy by default: each list's merge, then its drop")
 	assert.False(t, fixture.Has(r, "ClusterPolicy", "inject-proxy-env-secret"), "no credentials, nothing to clone")
 }
 
@@ -70,10 +78,10 @@ func TestProxyPoliciesOverrideRulesComeFirst(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{
-		"override-create-containers", "inject-create-containers",
-		"override-create-init-containers", "inject-create-init-containers",
-		"override-create-ephemeral-containers", "inject-create-ephemeral-containers",
-		"override-debug-ephemeral-containers", "inject-debug-ephemeral-containers",
+		"override-create-containers", "inject-create-containers", "drop-public-create-containers",
+		"override-create-init-containers", "inject-create-init-containers", "drop-public-create-init-containers",
+		"override-create-ephemeral-containers", "inject-create-ephemeral-containers", "drop-public-create-ephemeral-containers",
+		"override-debug-ephemeral-containers", "inject-debug-ephemeral-containers", "drop-public-debug-ephemeral-containers",
 		"record-proxy-config",
 	}, names)
 }
@@ -123,32 +131,39 @@ func TestProxyPoliciesNative(t *testing.T) {
 	assert.Equal(t, []string{"pods/ephemeralcontainers"}, rules[1].Resources)
 }
 
-// TestProxyPoliciesMergeDropsPublicEntriesLast: with policy.mergeNoProxy each
-// engine merges, then drops what sends public hosts around the proxy in a step
-// of its own, which reads the public suffix table once and no NO_PROXY (CEL
-// parses 100,000 code points per expression at most, and the table is 75,000);
-// without the merge there is no such step. TestOwnSettingsAreOneBehaviour runs
-// the steps through the Kyverno CLI against inject.
-func TestProxyPoliciesMergeDropsPublicEntriesLast(t *testing.T) {
+// TestProxyPoliciesMergeDropsPublicEntries: policy.mergeNoProxy is on unless
+// switched off, and each engine drops from a merged value what sends public
+// hosts around the proxy. The CEL engines do it in the merge itself, reading
+// the public suffix table from a variable (CEL parses 100,000 code points per
+// expression at most, and the table is 75,000; a variable is evaluated only
+// when read, so a Pod without own settings never reads it); the ClusterPolicy
+// in drop-public rules after the rules that merge. Without the merge there is
+// neither. TestOwnSettingsAreOneBehaviour runs them through the Kyverno CLI and
+// the API server against inject.
+func TestProxyPoliciesMergeDropsPublicEntries(t *testing.T) {
 	java := strings.Replace(fixture.PolicyValuesPlain, "proxy:\n", "proxy:\n  runtimes: [java]\n", 1)
-	merged := java + "policy: {mergeNoProxy: true}\n"
+	merged := java
 	table := fixture.Include(t, nil, proxykit.Call{Helper: "proxykit.noProxy.icannSuffixes"})
 
-	policy := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, merged), "inject-proxy-env")
-	require.Len(t, policy.Spec.Mutations, 2, "the env and the record, then the drop")
-	drop := policy.Spec.Mutations[1].JSONPatch.Expression
-	assert.True(t, strings.HasPrefix(drop, "["+strconv.Quote(table)+"].map(psl, "), "the table, bound once")
-	assert.Equal(t, 1, strings.Count(drop, table))
-	assert.NotContains(t, drop, fixture.PolicyNoProxy, "only the length of the cluster's NO_PROXY: the own part is what follows it")
-	assert.Less(t, len(drop), 100000)
-	// every list through one body (an absent list is empty), as the env's JSON patch
-	assert.Contains(t, drop, `[[dyn(has(object.spec.containers) ? object.spec.containers : []), dyn(has(object.spec.initContainers) ? object.spec.initContainers : []), `+
-		`dyn(has(object.spec.ephemeralContainers) ? object.spec.ephemeralContainers : [])]].map(ls, `)
-	assert.Equal(t, 1, strings.Count(drop, "lists.range(size(cs))"), "one body for every container list")
-	assert.Contains(t, drop, fmt.Sprintf(`c.env[j].value.size() > %d && c.env[j].value.substring(%d).startsWith(",")`, len(fixture.PolicyNoProxy), len(fixture.PolicyNoProxy)))
-	assert.Contains(t, drop, `c.env[j].name == "JAVA_TOOL_OPTIONS"`, "with proxy.runtimes java, the appended -Dhttp.nonProxyHosts too")
-	assert.Contains(t, drop, `c.env[j].name in ["JDK_JAVA_OPTIONS","JAVA_OPTS","JAVA_OPTS_APPEND","_JAVA_OPTIONS"]`, "and the last flag of the JVM's other option variables")
-	require.Len(t, proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, java), "inject-proxy-env").Spec.Mutations, 1, "no merge, no drop")
+	r := fixture.Render(t, fixture.ProxyPolicies, merged)
+	policy := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, r, "inject-proxy-env")
+	require.Len(t, policy.Spec.Mutations, 1, "the merge and its drop in the env's one JSON patch")
+	require.Len(t, policy.Spec.Variables, 1)
+	assert.Equal(t, admissionv1.Variable{Name: "psl", Expression: strconv.Quote(table)}, policy.Spec.Variables[0], "the table, a variable")
+	env := policy.Spec.Mutations[0].JSONPatch.Expression
+	assert.NotContains(t, env, table)
+	assert.Less(t, len(env), 100000)
+	assert.Contains(t, env, `.filter(s, s != "" && !(s in have) && ![s.lowerAscii()].map(l, l == "*" || l.contains("@")`, "an own NO_PROXY entry joins unless it is public")
+	assert.Contains(t, env, `variables.psl.contains("|" + n + "|")`)
+	assert.Contains(t, env, `(theirs + jhosts.filter(p, !(p in theirs))).filter(p, p != "" && ![p.trim()]`, "the JAVA_TOOL_OPTIONS flag merge leaves out public patterns")
+	assert.Contains(t, env, `.map(full, (" " + v).endsWith(full) ? v : v + full).map(m, [m.lastIndexOf("-Dhttp.nonProxyHosts=") + 21]`, "the JVM's other option variables: appended, then the last flag's public patterns dropped")
+	var mpol kyvernoCELPolicy
+	require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, r, "MutatingPolicy", "inject-proxy-env").Raw), &mpol))
+	assert.Equal(t, policy.Spec.Variables, mpol.Spec.Variables, "Kyverno's MutatingPolicy reads the same variable")
+
+	off := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, java+"policy: {mergeNoProxy: false}\n"), "inject-proxy-env")
+	assert.Empty(t, off.Spec.Variables, "no merge, no table")
+	assert.NotContains(t, off.Spec.Mutations[0].JSONPatch.Expression, "variables.psl")
 
 	p := fixture.DecodePolicy(t, fixture.Render(t, fixture.ProxyPolicies, merged+fixture.ClusterPolicyKind), "inject-proxy-env")
 	var names []string

@@ -35,7 +35,7 @@ func TestInjectPodCases(t *testing.T) {
 			assert.Equal(t, fixture.ContainerOrder(pc.Pod), fixture.ContainerOrder(got))
 			optedOut := proxytest.Container{Annotations: pc.Pod.Annotations}.OptedOut() != ""
 			for key, own := range fixture.ContainerEnvs(pc.Pod) {
-				want := fixture.ExpectedEnv(own, fixture.PolicyProxyEnv, inject.MergeOptions{})
+				want := fixture.ExpectedEnv(own, fixture.PolicyProxyEnv, inject.MergeOptions{MergeNoProxy: true}) // policy.mergeNoProxy by default
 				if optedOut || fixture.Skipped(pc.Pod, key) {
 					want = own
 				}

@@ -317,12 +317,10 @@ func runAdmissionCell(t *testing.T, cp *harness.ControlPlane, objects *objectCli
 			return fixture.EnvMap(c.Env)["HTTPS_PROXY"].Value == "http://moved-"+cell.proxyHost()+":3129"
 		})
 
-		// policy.mergeNoProxy: an own NO_PROXY keeps its entries after the cluster's, and
-		// so does the twin copied from it, and the JVM's own -Dhttp.nonProxyHosts, but for
-		// those that send public hosts around the proxy (*, .com, 0.0.0.0/0); every engine
-		// and inject alike
-		merged := moved + "policy: {mergeNoProxy: true}\n"
-		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, e2eRelease{rel.name, rel.chart, rel.namespace, merged}), rel.chart, rel.name), "helm upgrade, mergeNoProxy")
+		// policy.mergeNoProxy, on by default: an own NO_PROXY keeps its entries after the
+		// cluster's, and so does the twin copied from it, and the JVM's own
+		// -Dhttp.nonProxyHosts, but for those that send public hosts around the proxy
+		// (*, .com, 0.0.0.0/0); every engine and inject alike
 		own := fixture.Ctr("own", fixture.Val("NO_PROXY", ".internal, sso.corp.internal,localhost,*,.com,0.0.0.0/0"), fixture.Val("HTTP_PROXY", ""),
 			fixture.Val("JAVA_TOOL_OPTIONS", `-Xmx64m -Dhttp.nonProxyHosts="*.internal|localhost|*"`))
 		movedWant := []corev1.EnvVar{}
@@ -336,11 +334,20 @@ func runAdmissionCell(t *testing.T, cp *harness.ControlPlane, objects *objectCli
 		waitForPod(t, cp, "apps", own, func(p corev1.Pod) bool { return reflect.DeepEqual(p.Spec.Containers[0].Env, expected) })
 		if cell.engine.native {
 			var values map[string]any
-			require.NoError(t, fixture.YAMLUnmarshal(merged, &values))
+			require.NoError(t, fixture.YAMLUnmarshal(moved, &values))
 			pod := fixture.Pod("merge-"+cell.id, "apps", nil, own)
 			stored := createPod(t, cp, pod)
 			assertInjectMatchesAdmission(t, inject.New(inject.Options{Values: values, Release: cell.release()}), pod, stored)
 		}
+		assertOwnSettings(t, cp, cell.id+"-merge", movedWant, inject.MergeOptions{MergeNoProxy: true})
+
+		// switched off, an own NO_PROXY and -Dhttp.nonProxyHosts are kept as they are
+		kept := moved + "policy: {mergeNoProxy: false}\n"
+		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, e2eRelease{rel.name, rel.chart, rel.namespace, kept}), rel.chart, rel.name), "helm upgrade, mergeNoProxy: false")
+		expected = fixture.ExpectedEnv(own.Env, movedWant, inject.MergeOptions{})
+		require.Equal(t, ".internal, sso.corp.internal,localhost,*,.com,0.0.0.0/0", fixture.EnvMap(expected)["NO_PROXY"].Value, "the rule written out keeps it")
+		waitForPod(t, cp, "apps", own, func(p corev1.Pod) bool { return reflect.DeepEqual(p.Spec.Containers[0].Env, expected) })
+		assertOwnSettings(t, cp, cell.id+"-keep", movedWant, inject.MergeOptions{})
 	}
 	if cell.config == configCredentials {
 		// the copies hold the URL byte for byte, escapes and all
@@ -427,6 +434,22 @@ func assertRecord(t *testing.T, stored corev1.Pod, record string, injected bool)
 }
 
 // waitForCell waits until the cell's policy injects into new Pods in apps.
+// assertOwnSettings admits ownSettingsPods (TestOwnSettingsAreOneBehaviour's
+// table) and holds every container to what inject.MergeEnv writes out with r:
+// the one place the native policy's merge, which reads the policy's variables,
+// meets the whole table, as the Kyverno CLI cannot run it.
+func assertOwnSettings(t *testing.T, cp *harness.ControlPlane, id string, want []corev1.EnvVar, r inject.MergeOptions) {
+	t.Helper()
+	for _, pod := range ownSettingsPods() {
+		pod.Name += "-" + id
+		stored := createPod(t, cp, pod)
+		for key, own := range fixture.ContainerEnvs(pod) {
+			assert.Equal(t, fixture.ExpectedEnv(own, want, r), fixture.ContainerEnvs(stored)[key], "%s %s", pod.Name, key)
+		}
+		_ = cp.Client.CoreV1().Pods(pod.Namespace).Delete(context.Background(), stored.Name, metav1.DeleteOptions{})
+	}
+}
+
 func waitForCell(t testing.TB, cp *harness.ControlPlane, cell admissionCell) {
 	t.Helper()
 	want := cell.env(cell.javaOptions(t))[1] // HTTPS_PROXY, a value or a secretKeyRef

@@ -49,20 +49,20 @@ func TestInjectCoversWhatChartsCall(t *testing.T) {
 	out3, m3 := render(env3, "helm", "--post-renderer", bin, "--post-renderer-args", "inject", "--post-renderer-args", "-f", "--post-renderer-args", values,
 		"--post-renderer-args", "-n", "--post-renderer-args", "ci")
 
-	// the same with policy.mergeNoProxy: the chart's own NO_PROXY keeps its entries after the cluster's
-	merged := filepath.Join(t.TempDir(), "merge-values.yaml")
+	// the same with policy.mergeNoProxy switched off: the chart's own NO_PROXY is kept as it is
+	kept := filepath.Join(t.TempDir(), "kept-values.yaml")
 	raw, err := os.ReadFile(values)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(merged, append(raw, []byte("policy: {mergeNoProxy: true}\n")...), 0o600))
-	outMerged, mMerged := render(env4, "helm4", "--post-renderer", "proxykit", "--post-renderer-args", "-f", "--post-renderer-args", merged,
+	require.NoError(t, os.WriteFile(kept, append(raw, []byte("policy: {mergeNoProxy: false}\n")...), 0o600))
+	outKept, mKept := render(env4, "helm4", "--post-renderer", "proxykit", "--post-renderer-args", "-f", "--post-renderer-args", kept,
 		"--post-renderer-args", "-n", "--post-renderer-args", "ci")
 
 	// every call into the cluster, wherever the chart keeps it, goes around the proxy for every client
 	judged := 0
-	places := mMerged.Places(cluster.Facts{Domain: "cluster.local", Namespaces: []string{"ci"}})
-	for _, c := range mMerged.Containers() {
-		env := mMerged.Environment(c)
-		for _, call := range mMerged.Calls(c) {
+	places := m4.Places(cluster.Facts{Domain: "cluster.local", Namespaces: []string{"ci"}})
+	for _, c := range m4.Containers() {
+		env := m4.Environment(c)
+		for _, call := range m4.Calls(c) {
 			if places.Of(call) != manifest.PlaceInCluster {
 				continue
 			}
@@ -85,9 +85,10 @@ func TestInjectCoversWhatChartsCall(t *testing.T) {
 	props := jvmProperties(t, controller["JAVA_TOOL_OPTIONS"])
 	assert.Contains(t, strings.Split(props["http.nonProxyHosts"], "|"), "kubernetes.default")
 
-	// Harbor's pattern: the chart's own NO_PROXY from envFrom is kept, and both cases read it
+	// Harbor's pattern: the chart's own NO_PROXY from envFrom keeps its entries after the
+	// cluster's (policy.mergeNoProxy, on by default), and both cases read it
 	core := m4.Environment(m4.Container(t, "Deployment/ci-core", "core"))
-	assert.Equal(t, ".internal,.local,sso.corp.internal", core["NO_PROXY"])
+	assert.True(t, strings.HasSuffix(core["NO_PROXY"], ",.internal,.local,sso.corp.internal"), core["NO_PROXY"])
 	assert.Equal(t, core["NO_PROXY"], core["no_proxy"])
 	trivy := m4.Environment(m4.Container(t, "Deployment/ci-core", "trivy"))
 	assert.Equal(t, "http://proxy.corp.example:3128", trivy["HTTP_PROXY"], "an empty placeholder is filled")
@@ -95,6 +96,13 @@ func TestInjectCoversWhatChartsCall(t *testing.T) {
 
 	// check: green on Helm 4's render, hooks included
 	code, stdout, stderr := cli(t, bin, "check", "-f", values, "-n", "ci", writeTemp(t, out4))
+	assert.Equal(t, 0, code, "%s%s", stdout, stderr)
+
+	// switched off, the chart's own NO_PROXY is kept as it is, and misses the cluster's entries
+	core = mKept.Environment(mKept.Container(t, "Deployment/ci-core", "core"))
+	assert.Equal(t, ".internal,.local,sso.corp.internal", core["NO_PROXY"])
+	assert.Equal(t, core["NO_PROXY"], core["no_proxy"])
+	code, stdout, stderr = cli(t, bin, "check", "-f", kept, "-n", "ci", writeTemp(t, outKept))
 	assert.Equal(t, 1, code, "the chart's own NO_PROXY, kept, misses the cluster's entries:\n%s%s", stdout, stderr)
 	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
 		if strings.Contains(line, "containers checked") {
@@ -102,14 +110,9 @@ func TestInjectCoversWhatChartsCall(t *testing.T) {
 		}
 		assert.True(t, strings.HasPrefix(line, "Deployment/ci-core container core: "), "only the chart's own NO_PROXY: %s", line)
 	}
-	// with policy.mergeNoProxy its entries are kept and the cluster's added: green
-	core = mMerged.Environment(mMerged.Container(t, "Deployment/ci-core", "core"))
-	assert.True(t, strings.HasSuffix(core["NO_PROXY"], ",.internal,.local,sso.corp.internal"), core["NO_PROXY"])
-	code, stdout, stderr = cli(t, bin, "check", "-f", merged, "-n", "ci", writeTemp(t, outMerged))
-	assert.Equal(t, 0, code, "%s%s", stdout, stderr)
 
 	// Helm 3: the hook alone goes without, reported once as such
-	_, stdout, _ = cli(t, bin, "check", "-f", merged, "-n", "ci", "-o", "json", writeTemp(t, out3))
+	_, stdout, _ = cli(t, bin, "check", "-f", values, "-n", "ci", "-o", "json", writeTemp(t, out3))
 	var findings []proxytest.Finding
 	require.NoError(t, yaml.Unmarshal([]byte(stdout), &findings))
 	var rules []string
@@ -122,9 +125,9 @@ func TestInjectCoversWhatChartsCall(t *testing.T) {
 	require.NotNil(t, m3.Find("Job", "ci-register"), "Helm 3 renders the hook, untouched")
 
 	// a NO_PROXY written by hand without the calls: caught, with where each call is
-	handWritten := strings.NewReplacer(",elasticsearch-master", "", ",schema-registry", "", ",postgres-postgresql", "").Replace(outMerged)
-	require.NotEqual(t, outMerged, handWritten)
-	code, stdout, _ = cli(t, bin, "check", "-f", merged, "-n", "ci", writeTemp(t, handWritten))
+	handWritten := strings.NewReplacer(",elasticsearch-master", "", ",schema-registry", "", ",postgres-postgresql", "").Replace(out4)
+	require.NotEqual(t, out4, handWritten)
+	code, stdout, _ = cli(t, bin, "check", "-f", values, "-n", "ci", writeTemp(t, handWritten))
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stdout, "Deployment/ci-history container history: in-cluster-call-proxied: NO_PROXY sends calls that must go around the proxy through it, which cannot reach them: elasticsearch-master:9200 (ConfigMap/ci-server-config key config_template.yaml, mounted at /etc/temporal/config/config_template.yaml)")
 	assert.Contains(t, stdout, "Job/ci-register container register: in-cluster-call-proxied: NO_PROXY sends calls that must go around the proxy through it, which cannot reach them: schema-registry:8081 (command)")

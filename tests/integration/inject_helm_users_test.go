@@ -32,7 +32,8 @@ func TestHelmUsersSeeWhatInjectDid(t *testing.T) {
 	chart := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(chart, "templates"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(chart, "Chart.yaml"), []byte("apiVersion: v2\nname: logs\nversion: 0.1.0\n"), 0o644))
-	// a chart's own NO_PROXY, and a call to name.namespace where the namespace is a top-level domain
+	// a chart's own NO_PROXY with a public entry, and a call to name.namespace where the
+	// namespace is a top-level domain
 	require.NoError(t, os.WriteFile(filepath.Join(chart, "templates", "deployment.yaml"), []byte(`apiVersion: apps/v1
 kind: Deployment
 metadata: {name: reader}
@@ -45,7 +46,7 @@ spec:
         - name: reader
           image: reader
           env:
-            - {name: NO_PROXY, value: ".corp.example"}
+            - {name: NO_PROXY, value: ".corp.example,.com"}
             - {name: LOGS_URL, value: "http://minio.storage:9000"}
 `), 0o644))
 	plain := writeTemp(t, injectValuesPlain)
@@ -68,7 +69,7 @@ spec:
 			reader := m.Find("Deployment", "reader")
 			require.NotNil(t, reader)
 			notes := reader.Annotation(inject.AnnotationNotes)
-			assert.Contains(t, notes, "Deployment/reader container reader: its own NO_PROXY kept without the cluster's entries")
+			assert.Contains(t, notes, "Deployment/reader container reader: its own NO_PROXY merged without entry .com, which would send public hosts around the proxy")
 			assert.Contains(t, notes, "calls minio.storage:9000 (env LOGS_URL): left out of NO_PROXY, since .storage is a top-level domain")
 
 			// credentials, and no release name to name their Secret after (no

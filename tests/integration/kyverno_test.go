@@ -81,7 +81,8 @@ func runKyvernoApply(t testing.TB, policy, resources string) string {
 	return out
 }
 
-// assertInjection checks every container of a pod against the injection rule.
+// assertInjection checks every container of a pod against the injection rule,
+// with policy.mergeNoProxy as it is by default.
 func assertInjection(t *testing.T, before, after corev1.Pod, proxyEnv []corev1.EnvVar, injected, override bool) {
 	t.Helper()
 	assert.Equal(t, fixture.ContainerOrder(before), fixture.ContainerOrder(after), "containers keep their order")
@@ -89,7 +90,7 @@ func assertInjection(t *testing.T, before, after corev1.Pod, proxyEnv []corev1.E
 	got := fixture.ContainerEnvs(after)
 	for name, own := range want {
 		if injected && !fixture.Skipped(before, name) {
-			assert.Equal(t, fixture.ExpectedEnv(own, proxyEnv, inject.MergeOptions{Override: override}), got[name], "%s", name)
+			assert.Equal(t, fixture.ExpectedEnv(own, proxyEnv, inject.MergeOptions{Override: override, MergeNoProxy: true}), got[name], "%s", name)
 		} else {
 			assert.Equal(t, own, got[name], "%s must be left alone", name)
 		}

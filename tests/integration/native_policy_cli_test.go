@@ -20,9 +20,13 @@ import (
 // are the same, so the test relabels it. Offline the CLI has no Pod schema and
 // merges lists atomically, so this proves that the CEL compiles, that scope and
 // opt-outs hold, and that missing variables are added; that a container's own
-// entries survive the merge is a property of the API server's merge.
+// entries survive the merge is a property of the API server's merge. The CLI
+// does not give a MutatingAdmissionPolicy its variables (it fails on a Pod whose
+// own NO_PROXY the merge reads variables.psl for), so this runs the policy with
+// policy.mergeNoProxy switched off; the admission matrix runs the default in
+// the API server.
 func TestNativePolicyCELWithKyvernoCLI(t *testing.T) {
-	r := fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain)
+	r := fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+"policy: {mergeNoProxy: false}\n")
 	var docs []string
 	for _, kind := range []string{"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {
 		docs = append(docs, strings.Replace(string(fixture.Find(t, r, kind, "inject-proxy-env").Raw),

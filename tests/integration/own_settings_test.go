@@ -48,12 +48,15 @@ func ownSettingsPods() []corev1.Pod {
 }
 
 // TestOwnSettingsAreOneBehaviour is the differential test of the rules for a
-// container's own settings: the native policy's CEL and the ClusterPolicy, each
-// through the Kyverno CLI (which applies their JSON patches exactly as the API
-// server does), and proxykit inject give every container of ownSettingsPods what
-// inject.MergeEnv writes out, for every combination of policy.overrideExisting
-// and policy.mergeNoProxy. The MutatingPolicy shares the native CEL; the live
-// admission matrix runs all three engines on the shared table and a merge.
+// container's own settings: Kyverno's MutatingPolicy (the native policy's CEL
+// body) and the ClusterPolicy, each through the Kyverno CLI (which applies their
+// JSON patches exactly as the API server does), and proxykit inject give every
+// container of ownSettingsPods what inject.MergeEnv writes out, for every
+// combination of policy.overrideExisting and policy.mergeNoProxy. The native
+// policy itself runs in the API server: the CLI does not give a
+// MutatingAdmissionPolicy its variables, which the merge reads, so the
+// admission matrix admits ownSettingsPods with every engine, merged (the
+// default) and kept.
 func TestOwnSettingsAreOneBehaviour(t *testing.T) {
 	t.Parallel()
 	pods := ownSettingsPods()
@@ -75,17 +78,12 @@ func TestOwnSettingsAreOneBehaviour(t *testing.T) {
 			flags := fixture.Include(t, parsed, proxykit.Call{Helper: "proxykit.java.options"})
 			want := append(append([]corev1.EnvVar{}, fixture.PolicyProxyEnv...), fixture.Val("JAVA_TOOL_OPTIONS", flags))
 
-			rendered := fixture.Render(t, fixture.ProxyPolicies, values)
-			var native []string
-			for _, kind := range []string{"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {
-				native = append(native, strings.Replace(string(fixture.Find(t, rendered, kind, "inject-proxy-env").Raw),
-					"apiVersion: admissionregistration.k8s.io/v1\n", "apiVersion: admissionregistration.k8s.io/v1alpha1\n", 1))
-			}
+			mutatingPolicy := fixture.Find(t, fixture.Render(t, fixture.ProxyPolicies, values), "MutatingPolicy", "inject-proxy-env").Raw
 			clusterPolicy := fixture.Find(t, fixture.Render(t, fixture.ProxyPolicies, values+fixture.ClusterPolicyKind), "ClusterPolicy", "inject-proxy-env").Raw
 			engines := map[string]map[string]corev1.Pod{
-				"native":        kyvernoApplyPolicy(t, []byte(strings.Join(native, "\n---\n")), pods),
-				"ClusterPolicy": kyvernoApplyPolicy(t, []byte(clusterPolicy), pods),
-				"inject":        injectPods(t, parsed, pods),
+				"MutatingPolicy": kyvernoApplyPolicy(t, []byte(mutatingPolicy), pods),
+				"ClusterPolicy":  kyvernoApplyPolicy(t, []byte(clusterPolicy), pods),
+				"inject":         injectPods(t, parsed, pods),
 			}
 			for _, pod := range pods {
 				for key, own := range fixture.ContainerEnvs(pod) {

@@ -239,13 +239,14 @@ For each container not named in proxykit.io/skip-containers:
 - with policy.mergeNoProxy an own plain NO_PROXY (and a twin copied from one)
   becomes the cluster's NO_PROXY and then the own entries it lacks: the union
   inject and fixture.UnionNoProxy compute, less what sends public hosts around
-  the proxy, which the next mutation drops (proxy-policies.cel.dropPublic);
+  the proxy, which the union leaves out (proxy-policies.cel.publicEntry over the
+  table in variables.psl, proxy-policies.cel.variables);
 - with proxy.runtimes java, an own JAVA_TOOL_OPTIONS value is kept after the proxy
   flags ("<flags> <own>": the JVM keeps the last of two -D flags), once: a value
   that starts with the flags is left alone; one from valueFrom is kept as it is.
   With policy.mergeNoProxy (no override) an own -Dhttp.nonProxyHosts gets a last
-  one after it, its own patterns and then the proxy's it lacks, always (so that
-  the next mutation knows where to drop wide patterns).
+  one after it, its own patterns and then the proxy's it lacks, always, less the
+  empty and wide ones (proxy-policies.cel.publicJavaPattern).
   With policy.overrideExisting the flags go after it ("<own> <flags>"), so that
   they win over older proxy flags the container carries;
 - with proxy.runtimes java, the JVM's flags where they beat JAVA_TOOL_OPTIONS
@@ -253,7 +254,7 @@ For each container not named in proxykit.io/skip-containers:
   with policy.overrideExisting the proxy's flags go after a value that sets a proxy
   flag; with policy.mergeNoProxy an own -Dhttp.nonProxyHosts gets a last one with its
   own patterns and then the proxy's it lacks, unless the value ends with exactly that,
-  and the next mutation drops that flag's empty and wide patterns;
+  and then that last flag loses its empty and wide patterns (inject's javaOptionsMerged);
 Each container's env is scanned once (idx: the places of the entries the policy
 names; names is a map literal), inside the runtime cost budget for 100 containers
 of 400 entries; a container that names none of them (most) gets the list appended
@@ -295,18 +296,18 @@ requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
 {{- $joinable := printf "x.name == \"JAVA_TOOL_OPTIONS\" && !has(x.valueFrom) && has(x.value) && x.value != \"\" && !x.value.startsWith(%s)" $flags -}}
 {{- $joined := printf "%s + \" \" + x.value" $flags -}}
 {{- /* policy.mergeNoProxy with proxy.runtimes java (no override): an own -Dhttp.nonProxyHosts (the last one)
-       gets a last one after it with the proxy's patterns it lacks, the list bound once as jhosts */ -}}
+       gets a last one after it with the proxy's patterns it lacks, the list bound as jhosts */ -}}
 {{- $javaHosts := list -}}
 {{- $javaParts := splitList "-Dhttp.nonProxyHosts=" $java -}}
 {{- if gt (len $javaParts) 1 }}{{ range $p := splitList "|" (replace "\"" "" (first (splitList " " (last $javaParts)))) }}{{ if $p }}{{ $javaHosts = append $javaHosts $p }}{{ end }}{{ end }}{{ end -}}
 {{- $javaMerge := and $merge (not $s.override) (gt (len $javaHosts) 0) -}}
 {{- if $javaMerge -}}
-  {{- $joined = printf "%s + [x.value.split(\"-Dhttp.nonProxyHosts=\")].map(parts, size(parts) < 2 ? \"\" : [parts[size(parts) - 1].split(\" \")[0].replace(\"\\\"\", \"\")].map(theirs, [jhosts.filter(p, !(p in theirs.split(\"|\")))].map(extra, \" -Dhttp.nonProxyHosts=\" + theirs + (size(extra) == 0 ? \"\" : \"|\" + extra.join(\"|\")))[0])[0])[0]" $joined -}}
+  {{- $joined = printf "%s + [x.value.split(\"-Dhttp.nonProxyHosts=\")].map(parts, size(parts) < 2 ? \"\" : [parts[size(parts) - 1].split(\" \")[0].replace(\"\\\"\", \"\").split(\"|\")].map(theirs, \" -Dhttp.nonProxyHosts=\" + (theirs + jhosts.filter(p, !(p in theirs))).filter(p, p != \"\" && !%s).join(\"|\"))[0])[0]" $joined (include "proxy-policies.cel.publicJavaPattern" (dict "pattern" "p" "table" "variables.psl")) -}}
 {{- end -}}
 {{- /* the JVM's flags where they beat JAVA_TOOL_OPTIONS (inject.MergeEnv's javaOptions): with
        policy.overrideExisting the proxy's flags go after an own proxy flag; with policy.mergeNoProxy
        an own -Dhttp.nonProxyHosts gets a last one with its own patterns and the proxy's it lacks,
-       unless the value ends with exactly that (the next mutation drops its wide patterns) */ -}}
+       unless the value ends with exactly that, then its empty and wide patterns dropped */ -}}
 {{- $javaVars := list "JDK_JAVA_OPTIONS" "JAVA_OPTS" "JAVA_OPTS_APPEND" "_JAVA_OPTIONS" -}}
 {{- $javaOpts := and $java (or $s.override $javaMerge) -}}
 {{- $watched := $env -}}
@@ -315,7 +316,8 @@ requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
 {{- if $s.override -}}
   {{- $optsPatch = printf `(v.contains("-Dhttp.nonProxyHosts=") || v.contains("-Dhttp.proxyHost=") || v.contains("-Dhttps.proxyHost=")) && !v.endsWith(" " + %s) ? [JSONPatch{op: "replace", path: PATH, value: v + " " + %s}] : []` $flags $flags -}}
 {{- else if $javaOpts -}}
-  {{- $optsPatch = `!v.contains("-Dhttp.nonProxyHosts=") ? [] : [[v.split("-Dhttp.nonProxyHosts=")].map(parts, [parts[size(parts) - 1].split(" ")[0].replace("\"", "")].map(theirs, " -Dhttp.nonProxyHosts=" + theirs + jhosts.filter(p, !(p in theirs.split("|"))).map(p, "|" + p).join(""))[0])[0]].map(full, (" " + v).endsWith(full) ? [] : [JSONPatch{op: "replace", path: PATH, value: v + full}])[0]` -}}
+  {{- /* inject's javaOptionsMerged: the last flag appended unless the value ends with it, then its empty and wide patterns dropped */ -}}
+  {{- $optsPatch = printf `!v.contains("-Dhttp.nonProxyHosts=") ? [] : [[v.split("-Dhttp.nonProxyHosts=")].map(parts, [parts[size(parts) - 1].split(" ")[0].replace("\"", "")].map(theirs, " -Dhttp.nonProxyHosts=" + theirs + jhosts.filter(p, !(p in theirs.split("|"))).map(p, "|" + p).join(""))[0])[0]].map(full, (" " + v).endsWith(full) ? v : v + full).map(m, [m.lastIndexOf("-Dhttp.nonProxyHosts=") + 21].map(at, m.substring(0, at) + m.substring(at).split("|").filter(p, p != "" && !%s).join("|"))[0]).map(w, w == v ? [] : [JSONPatch{op: "replace", path: PATH, value: w}])[0]` (include "proxy-policies.cel.publicJavaPattern" (dict "pattern" "p" "table" "variables.psl")) -}}
 {{- end -}}
 {{- if $s.override -}}
   {{- /* with policy.overrideExisting the flags go last, and win over older proxy flags of the container's own */ -}}
@@ -330,7 +332,6 @@ requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
       !({{ . }}) ? [] : (
       {{- end }}
       [{{ include "proxy-policies.celStrings" $values }}].map(vals,
-      [{{ if $javaMerge }}{{ include "proxy-policies.celStrings" $javaHosts }}{{ else }}[]{{ end }}].map(jhosts,
       [[{{ include "proxy-policies.celEnvDynList" (dict "env" $env "values" $values) }}]].map(plist,
       [{{ include "proxy-policies.cel.names" $watched }}].map(names, [{{ include "proxy-policies.cel.skipContainers" $root }}].map(skip,
       {{- $base := `"/spec/" + lname + "/" + string(i) + "/env"` }}
@@ -342,13 +343,14 @@ requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
       [lists.range(size(c.env)).filter(j, c.env[j].name in names)].map(idx,
       size(idx) == 0 ? plist.map(e, JSONPatch{op: "add", path: {{ $base }} + "/-", value: e}) :
       [idx.filter(j, has(c.env[j].valueFrom) || (has(c.env[j].value) && c.env[j].value != "")).map(j, c.env[j])].map(mine,
-      [mine.map(x, x.name)].map(own,
+      {{- /* the proxy's -Dhttp.nonProxyHosts patterns, bound only for a container with own settings */}}
+      [mine.map(x, x.name)].map(own, [{{ if $javaMerge }}{{ include "proxy-policies.celStrings" $javaHosts }}{{ else }}[]{{ end }}].map(jhosts,
       [idx.filter(j, !has(c.env[j].valueFrom) && (!has(c.env[j].value) || c.env[j].value == ""))].map(holes,
       {{- range $k, $e := $env }}
       {{- $name := $e.name }}
       {{- $isNoProxy := or (eq $name "NO_PROXY") (eq $name "no_proxy") }}
       {{- $at := 0 }}{{ range $i, $v := $values }}{{ if and (hasKey $e "value") (eq $v $e.value) }}{{ $at = $i }}{{ end }}{{ end }}
-      {{- $union := printf "[vals[%d].split(\",\")].map(have, vals[%d] + %%s.split(\",\").map(s, s.trim()).filter(s, s != \"\" && !(s in have)).map(s, \",\" + s).join(\"\"))[0]" $at $at }}
+      {{- $union := printf "[vals[%d].split(\",\")].map(have, vals[%d] + %%s.split(\",\").map(s, s.trim()).filter(s, s != \"\" && !(s in have) && !%s).map(s, \",\" + s).join(\"\"))[0]" $at $at (include "proxy-policies.cel.publicEntry" (dict "entry" "s" "table" "variables.psl")) }}
       {{- $twin := get $twins $name }}
       {{ if $k }}+ {{ end }}({{ toJson $name }} in own ?
       {{- if and $s.override (ne $name "JAVA_TOOL_OPTIONS") }}
@@ -371,10 +373,10 @@ requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
       + idx.filter(j, c.env[j].name in {{ toJson $javaVars }} && !has(c.env[j].valueFrom) && has(c.env[j].value) && c.env[j].value != "")
       .map(j, [c.env[j].value].map(v, {{ replace "PATH" (printf `%s + "/" + string(j) + "/value"` $base) $optsPatch }})[0]).flatten()
       {{- end }}
-      )[0])[0])[0])[0]
+      )[0])[0])[0])[0])[0]
       )[0]).flatten()
       )[0])[0]).flatten())[0]
-      )[0])[0])[0])[0])[0]
+      )[0])[0])[0])[0]
       {{- if or $s.credentials (not $mount) }}
       + (has(request.subResource) && request.subResource != "" ? [] :
       has(object.metadata.annotations) ? [JSONPatch{op: "add", path: "/metadata/annotations/" + jsonpatch.escapeKey({{ toJson $annotation }}), value: {{ toJson $record }}}] :
@@ -387,11 +389,6 @@ requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
       {{- end }}
       {{- if $guard }})
       {{- end }}
-{{- $noProxy := "" -}}
-{{- range $e := $env }}{{ if and (eq $e.name "NO_PROXY") (hasKey $e "value") }}{{ $noProxy = $e.value }}{{ end }}{{ end -}}
-{{- if and $merge (or $noProxy $javaMerge) }}
-{{ include "proxy-policies.cel.dropPublic" (dict "context" $root "guard" $guard "noProxy" $noProxy "java" (ternary $java "" $javaMerge) "javaVars" (ternary $javaVars list (and $javaMerge (not $s.override))) "lists" $lists) }}
-{{- end }}
 {{- if $mount }}
 # one apply configuration for every list (one merge per request); an absent list stays absent
 - patchType: ApplyConfiguration
@@ -425,6 +422,22 @@ requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
       {{- end }}}})[0])[0]
       {{- if $guard }})
       {{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
+proxy-policies.cel.variables — the policy's variables: with policy.mergeNoProxy, psl, the
+ICANN public suffixes (proxykit.noProxy.icannSuffixes) that the merge's drop of own entries
+sending public hosts around the proxy reads (proxy-policies.cel.publicEntry,
+publicJavaPattern). A variable, not a literal in the mutation: the table is 75,000
+characters and CEL parses at most 100,000 per expression; and the API server evaluates a
+variable only when an expression reads it, so a Pod without own settings never does.
+Input: the root context. Output: YAML list, or nothing.
+*/}}
+{{- define "proxy-policies.cel.variables" -}}
+{{- if eq (toString .Values.policy.mergeNoProxy) "true" }}
+- name: psl
+  expression: {{ include "proxykit.noProxy.icannSuffixes" dict | toJson | toJson }}
 {{- end }}
 {{- end -}}
 
@@ -467,55 +480,4 @@ requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
   {{- end -}}
 {{- end -}}
 {{- $mutations -}}
-{{- end -}}
-
-{{/*
-proxy-policies.cel.dropPublic — with policy.mergeNoProxy, the mutation after the env's: it
-drops from every merged value what sends public hosts around the proxy (or holds a
-password), as inject does (proxy-policies.cel.publicEntry, publicJavaPattern). A merged
-NO_PROXY or no_proxy is the cluster's value, then ",", then the own entries it lacked: only
-values longer than the cluster's are read, and only their own part. A merged
-JAVA_TOOL_OPTIONS starts with the proxy's flags and ends with the -Dhttp.nonProxyHosts the
-merge appended: only its patterns are read. Other Pods pay one comparison of lengths per
-variable. Its own expression, because the table is 75,000 characters.
-Input: dict "context" $ "guard" <as proxy-policies.cel.mutations> "noProxy" <the cluster's NO_PROXY or ""> "java" <the proxy's
-JAVA_TOOL_OPTIONS when its flag is merged, or ""> "lists" <container lists>.
-Output: YAML list item.
-*/}}
-{{- define "proxy-policies.cel.dropPublic" -}}
-{{- $n := len (splitList "" .noProxy) -}}
-{{- $f := len (splitList "" .java) -}}
-{{- $flag := "-Dhttp.nonProxyHosts=" -}}
-# policy.mergeNoProxy: the entries a merge carried that send public hosts around the proxy dropped
-- patchType: JSONPatch
-  jsonPatch:
-    expression: >-
-      {{- with .guard }}
-      !({{ . }}) ? [] : (
-      {{- end }}
-      [{{ include "proxykit.noProxy.icannSuffixes" dict | toJson }}].map(psl, [{{ toJson .java }}].map(flags, [{{ include "proxy-policies.cel.skipContainers" .context }}].map(skip,
-      {{- /* one body for every list, as in proxy-policies.cel.mutations */}}
-      {{- $base := `"/spec/" + lname + "/" + string(i) + "/env/" + string(j)` }}
-      [[{{ range $i, $list := .lists }}{{ if $i }}, {{ end }}dyn(has(object.spec.{{ $list }}) ? object.spec.{{ $list }} : []){{ end }}]].map(ls,
-      lists.range({{ len .lists }}).map(k, [{{ include "proxy-policies.celStrings" .lists }}[k]].map(lname, [ls[k]].map(cs,
-      lists.range(size(cs)).map(i, [cs[i]].map(c,
-      c.name in skip || !has(c.env) ? [] :
-      {{- if $.noProxy }}
-      lists.range(size(c.env)).filter(j, (c.env[j].name == "NO_PROXY" || c.env[j].name == "no_proxy") && !has(c.env[j].valueFrom) && has(c.env[j].value) && c.env[j].value.size() > {{ $n }} && c.env[j].value.substring({{ $n }}).startsWith(","))
-      .map(j, [c.env[j].value.substring({{ $n }} + 1).split(",").filter(e, e != "" && !{{ include "proxy-policies.cel.publicEntry" (dict "entry" "e" "table" "psl") }})]
-      .map(keep, [c.env[j].value.substring(0, {{ $n }}) + keep.map(e, "," + e).join("")].map(v, v == c.env[j].value ? [] : [JSONPatch{op: "replace", path: {{ $base }} + "/value", value: v}])[0])[0])
-      {{- else }} []
-      {{- end }}
-      {{- if $.java }}
-      {{- /* the JVM's options a merge appended a last -Dhttp.nonProxyHosts to: JAVA_TOOL_OPTIONS after the
-             proxy's flags, and with it the other option variables that set the flag */}}
-      + lists.range(size(c.env)).filter(j, !has(c.env[j].valueFrom) && has(c.env[j].value) && (c.env[j].name == "JAVA_TOOL_OPTIONS" && c.env[j].value.size() > {{ $f }} && c.env[j].value.startsWith(flags) && c.env[j].value.substring({{ $f }}).contains({{ toJson $flag }}){{ if $.javaVars }} || c.env[j].name in {{ toJson $.javaVars }} && c.env[j].value.contains({{ toJson $flag }}){{ end }}))
-      .map(j, [c.env[j].value.lastIndexOf({{ toJson $flag }}) + {{ len $flag }}].map(at, [c.env[j].value.substring(at).split("|").filter(p, p != "" && !{{ include "proxy-policies.cel.publicJavaPattern" (dict "pattern" "p" "table" "psl") }})]
-      .map(keep, [c.env[j].value.substring(0, at) + keep.join("|")].map(v, v == c.env[j].value ? [] : [JSONPatch{op: "replace", path: {{ $base }} + "/value", value: v}])[0])[0])[0])
-      {{- end }}
-      )[0]).flatten().flatten()
-      )[0])[0]).flatten())[0]
-      )[0])[0])[0]
-      {{- if .guard }})
-      {{- end }}
 {{- end -}}

@@ -3,10 +3,11 @@ What "this entry sends public hosts around the proxy" is, for the policies' two
 languages: CEL (the native policy and Kyverno's MutatingPolicy) and JMESPath
 (the ClusterPolicy). Go's cluster.Public and cluster.PublicJavaPattern are the
 same predicate (inject drops what they judge); TestOwnSettingsAreOneBehaviour
-holds every engine to inject's output. With policy.mergeNoProxy each engine
-merges first, then drops such entries from the end of the merged values in a
-step of its own: the public suffix table is 75,000 characters, and CEL parses at
-most 100,000 per expression.
+holds every engine to inject's output. With policy.mergeNoProxy the CEL engines
+leave such entries out in the merge itself, reading the public suffix table (75,000
+characters; CEL parses at most 100,000 per expression) from the policy's variable psl
+(proxy-policies.cel.variables); the ClusterPolicy drops them from the end of the merged
+values in rules of their own after the merge.
 */ -}}
 
 {{/*
@@ -126,7 +127,7 @@ after the rules that merge: from every merged NO_PROXY and no_proxy (the cluster
 then the own ones it lacked) the own entries that send public hosts around the proxy or hold
 a password are dropped, and from a merged JAVA_TOOL_OPTIONS (the proxy's flags, the own
 value, then the -Dhttp.nonProxyHosts the merge appended) the patterns of that last flag that
-match public hosts, as inject and the CEL engines do (proxy-policies.cel.dropPublic).
+match public hosts, as inject and the CEL engines do (proxy-policies.cel.mutations).
 Input: dict "list" <container list> "noProxy" <the cluster's NO_PROXY or ""> "java" <the
 proxy's JAVA_TOOL_OPTIONS when its flag is merged, or "": the rule's context binds it as
 javaOptions>. Output: YAML list (foreach entries).
