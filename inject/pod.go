@@ -3,9 +3,13 @@ package inject
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/proxykit/proxykit/manifest"
+	"github.com/proxykit/proxykit/noproxy"
 )
 
 // containerLists are the pod spec's lists, each of whose containers gets the proxy.
@@ -99,7 +103,8 @@ type containerOptions struct {
 
 // container injects into one container, in place, and tells whether it
 // changed and what it did with the container's own settings (notes): its env
-// becomes MergeEnv of its own and the proxy's, and it mounts the trust bundle.
+// becomes MergeEnv of its own and the proxy's (without NO_PROXY's bracketed
+// entries where it may run the fabric8 client), and it mounts the trust bundle.
 func (inj *injection) container(c map[string]any, o containerOptions) (bool, []string, error) {
 	list, _ := c["env"].([]any)
 	env, err := typedEnv(list)
@@ -111,8 +116,13 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 	if err != nil {
 		return false, nil, err
 	}
-	merged, notes := MergeEnv(env, inj.env, MergeOptions{Override: o.override, MergeNoProxy: o.merge,
-		EnvFrom: envFromValues(sources, o.view, o.namespace), Where: o.where})
+	fromSources := envFromValues(sources, o.view, o.namespace)
+	proxy := inj.env
+	if inj.mayRunFabric8(c, env, fromSources) {
+		proxy = inj.fabric8Env
+	}
+	merged, notes := MergeEnv(env, proxy, MergeOptions{Override: o.override, MergeNoProxy: o.merge,
+		EnvFrom: fromSources, Where: o.where})
 	notes = append(notes, inj.commandLineNote(c, o.where)...)
 	changed := !reflect.DeepEqual(env, merged)
 	if changed {
@@ -188,4 +198,37 @@ func joinJava(own any, flags string, override bool) (string, bool) {
 		return value + " " + flags, true
 	}
 	return flags + " " + value, true
+}
+
+// mayRunFabric8 tells whether a container may run the fabric8 Kubernetes
+// client (noproxy.Fabric8MayRun), by what it sets itself: a JVM option
+// variable (by value, valueFrom or envFrom; not the proxy's JAVA_TOOL_OPTIONS,
+// which inject adds, so that a second run decides as the first), its image's
+// name, or its command. Such a container gets NO_PROXY without bracketed
+// entries.
+func (inj *injection) mayRunFabric8(c map[string]any, env []corev1.EnvVar, fromSources map[string]EnvFromValue) bool {
+	own := map[string]string{}
+	for name := range fromSources {
+		own[name] = "envFrom"
+	}
+	for _, e := range env {
+		switch {
+		case !slices.Contains(noproxy.JavaOptionVariables, e.Name):
+		case e.ValueFrom != nil:
+			own[e.Name] = "valueFrom"
+		case e.Value != inj.javaFlags:
+			own[e.Name] = e.Value
+		}
+	}
+	image, _ := c["image"].(string)
+	var words []string
+	for _, field := range []string{"command", "args"} {
+		list, _ := c[field].([]any)
+		for _, w := range list {
+			if s, ok := w.(string); ok {
+				words = append(words, s)
+			}
+		}
+	}
+	return noproxy.Fabric8MayRun(image, own, words)
 }

@@ -16,6 +16,7 @@ import (
 type injection struct {
 	enabled      bool
 	env          []corev1.EnvVar // proxykit.proxy.env (with the Services), then proxykit.trust.env
+	fabric8Env   []corev1.EnvVar // env as a container that may run the fabric8 client gets it (mayRunFabric8)
 	javaFlags    string          // env's JAVA_TOOL_OPTIONS: the JVM's flags with proxy.runtimes java, else ""
 	volume       map[string]any  // the trust bundle's volume, nil without proxy.trustedCA
 	mount        map[string]any  // its read-only mount
@@ -43,10 +44,16 @@ func render(values map[string]any, services []proxykit.Call, called []string, re
 			env.Join["noProxy"] = append(env.Join["noProxy"], c.Name)
 		}
 	}
-	lists := []string{"proxykit.proxy.env", "proxykit.trust.env", "proxykit.trust.volumes", "proxykit.trust.volumeMounts"}
+	// the same env for a container that may run the fabric8 client: NO_PROXY without its bracketed entries
+	fabric8 := env
+	fabric8.Name, fabric8.Args = fabric8EnvCall, map[string]any{"fabric8": true}
+	if len(called) > 0 {
+		fabric8.Args["noProxy"] = env.Args["noProxy"]
+	}
+	lists := []string{"proxykit.proxy.env", fabric8EnvCall, "proxykit.trust.env", "proxykit.trust.volumes", "proxykit.trust.volumeMounts"}
 	calls := append(slices.Clone(services), proxykit.Call{Helper: "proxykit.proxy.enabled"}, proxykit.Call{Helper: "proxykit.proxy.hasCredentials"},
-		proxykit.Call{Helper: "proxykit.proxy.secret"}, proxykit.Call{Helper: "proxykit.proxy.record"}, env)
-	for _, helper := range lists[1:] {
+		proxykit.Call{Helper: "proxykit.proxy.secret"}, proxykit.Call{Helper: "proxykit.proxy.record"}, env, fabric8)
+	for _, helper := range lists[2:] {
 		calls = append(calls, proxykit.Call{Helper: helper})
 	}
 	answers, err := proxykit.Ask(values, release, "", calls...)
@@ -66,6 +73,9 @@ func render(values map[string]any, services []proxykit.Call, called []string, re
 	if inj.env, err = typedEnv(append(decoded["proxykit.proxy.env"], decoded["proxykit.trust.env"]...)); err != nil {
 		return nil, fmt.Errorf("proxykit: proxykit.proxy.env: %w", err)
 	}
+	if inj.fabric8Env, err = typedEnv(append(decoded[fabric8EnvCall], decoded["proxykit.trust.env"]...)); err != nil {
+		return nil, fmt.Errorf("proxykit: proxykit.proxy.env: %w", err)
+	}
 	for _, e := range inj.env {
 		if e.Name == "JAVA_TOOL_OPTIONS" {
 			inj.javaFlags = e.Value
@@ -80,6 +90,9 @@ func render(values map[string]any, services []proxykit.Call, called []string, re
 	inj.secretNeeded = inj.credentials && answers["proxykit.proxy.secret"] != ""
 	return inj, nil
 }
+
+// fabric8EnvCall names the answer of proxykit.proxy.env with "fabric8" true.
+const fabric8EnvCall = "proxykit.proxy.env fabric8"
 
 // decodeList reads a YAML list in the decoded-JSON shape of the stream.
 func decodeList(text string) ([]any, error) {

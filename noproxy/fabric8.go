@@ -111,10 +111,10 @@ func fabric8Env(env map[string]string, t target) (proxy, noProxy, refused string
 	return proxy, env["NO_PROXY"], ""
 }
 
-// jvmImageWords are words of an image's name that mark a JVM: the runtimes'
+// JVMImageWords are the words of an image's name that mark a JVM: the runtimes'
 // own images and the programs that carry the fabric8 client (Jenkins'
 // Kubernetes plugin, Spark, Flink, Strimzi, Keycloak, Camel K).
-var jvmImageWords = []string{"java", "jdk", "jre", "temurin", "corretto", "zulu", "graalvm", "jvm",
+var JVMImageWords = []string{"java", "jdk", "jre", "temurin", "corretto", "zulu", "graalvm", "jvm",
 	"jenkins", "spark", "flink", "strimzi", "kafka", "keycloak", "camel"}
 
 // Fabric8MayRun tells whether a container may run the fabric8 client, which
@@ -132,7 +132,7 @@ func Fabric8MayRun(image string, env map[string]string, command []string) bool {
 		repo = repo[i+1:]
 	}
 	repo, _, _ = strings.Cut(strings.ToLower(repo), ":")
-	for _, word := range jvmImageWords {
+	for _, word := range JVMImageWords {
 		if strings.Contains(repo, word) {
 			return true
 		}

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/noproxy"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
@@ -108,7 +110,10 @@ func TestProxyPoliciesNative(t *testing.T) {
 	for _, e := range fixture.PolicyProxyEnv {
 		assert.Contains(t, expr, fmt.Sprintf(`{"name": dyn(%q), "value": dyn(vals[%d])}`, e.Name, slices.Index(values, e.Value)))
 	}
-	assert.True(t, strings.HasPrefix(expr, `[["http://proxy.corp.example:3128", "http://proxy.corp.example:3129", "`+fixture.PolicyNoProxy+`"]].map(vals,`), expr)
+	// and fabric8's NO_PROXY, the cluster's cut before its bracketed entries, last
+	fabric8NoProxy := fixture.EnvMap(fixture.Fabric8Env(fixture.PolicyProxyEnv))["NO_PROXY"].Value
+	assert.True(t, strings.HasPrefix(expr, `[[["http://proxy.corp.example:3128", "http://proxy.corp.example:3129", "`+fixture.PolicyNoProxy+`"]].map(v, v + [v[2].substring(0, `+
+		strconv.Itoa(len(fabric8NoProxy))+`)])[0]].map(vals,`), expr)
 	assert.Equal(t, 1, strings.Count(expr, fixture.PolicyNoProxy), "NO_PROXY written once: the expression has 100,000 code points at most")
 	// each container's env is scanned once, against the names bound once per request
 	assert.Contains(t, expr, `[{"HTTP_PROXY": true, "HTTPS_PROXY": true, "NO_PROXY": true, "http_proxy": true, "https_proxy": true, "no_proxy": true}].map(names,`)
@@ -414,4 +419,29 @@ func TestProxyPoliciesMutatingPolicyNamespaces(t *testing.T) {
 			assert.NotContains(t, guard, "request.namespace", tc.include)
 		}
 	}
+}
+
+// TestProxyPoliciesFabric8: a container that may run the fabric8 client gets
+// NO_PROXY without its bracketed entries in every engine, decided as inject
+// decides it (noproxy.Fabric8MayRun) from the same words; the CEL engines
+// write NO_PROXY into their expression once, and without bracketed entries in
+// NO_PROXY (or with credentials, whose NO_PROXY the Secret holds) nothing is
+// chosen per container. The engines' output is held to inject's by
+// TestOwnSettingsAreOneBehaviour and the admission matrix (fixture.ExpectedEnv).
+func TestProxyPoliciesFabric8(t *testing.T) {
+	goVars, err := json.Marshal(noproxy.JavaOptionVariables)
+	require.NoError(t, err)
+	r := fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain)
+	expr := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, r, "inject-proxy-env").Spec.Mutations[0].JSONPatch.Expression
+	assert.Contains(t, expr, fmt.Sprintf(`.matches(%q)`, "(^|/)[^/:]*("+strings.Join(noproxy.JVMImageWords, "|")+")[^/:]*(:[^/]*)?$"), "the image words are Go's")
+	assert.Contains(t, expr, "e.name in "+string(goVars), "the JVM's option variables are Go's")
+	assert.Contains(t, expr, `.map(jvm, [jvm ? pfabric8 : pall].map(plist, [jvm ? vals[3] : vals[2]].map(cnp,`)
+	assert.Equal(t, 1, strings.Count(expr, fixture.PolicyNoProxy), "NO_PROXY written once")
+	clusterPolicy := string(fixture.Find(t, fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+fixture.ClusterPolicyKind), "ClusterPolicy", "inject-proxy-env").Raw)
+	assert.Contains(t, clusterPolicy, "- name: fabric8\n", "the ClusterPolicy decides per container too")
+
+	// with credentials NO_PROXY is the Secret's: nothing to choose
+	credentials := fixture.CredentialValues(t, map[string]any{"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}, "defaults": nil})
+	expr = proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, credentials), "inject-proxy-env").Spec.Mutations[0].JSONPatch.Expression
+	assert.NotContains(t, expr, "pfabric8")
 }

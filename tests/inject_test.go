@@ -34,8 +34,9 @@ func TestInjectPodCases(t *testing.T) {
 			require.NoError(t, m.Decode("Pod", pc.Pod.Name, &got))
 			assert.Equal(t, fixture.ContainerOrder(pc.Pod), fixture.ContainerOrder(got))
 			optedOut := proxytest.Container{Annotations: pc.Pod.Annotations}.OptedOut() != ""
-			for key, own := range fixture.ContainerEnvs(pc.Pod) {
-				want := fixture.ExpectedEnv(own, fixture.PolicyProxyEnv, inject.MergeOptions{MergeNoProxy: true}) // policy.mergeNoProxy by default
+			for key, c := range fixture.Containers(pc.Pod) {
+				own := c.Env
+				want := fixture.ExpectedEnv(c, fixture.PolicyProxyEnv, inject.MergeOptions{MergeNoProxy: true}) // policy.mergeNoProxy by default
 				if optedOut || fixture.Skipped(pc.Pod, key) {
 					want = own
 				}

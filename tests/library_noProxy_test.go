@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/noproxy"
@@ -278,6 +279,39 @@ func TestNoProxyOrderFabric8Accepts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// proxykit.noProxy.forFabric8 leaves out exactly the bracketed entries, in
+// order; proxykit.proxy.env with "fabric8" gives both cases that NO_PROXY and
+// changes nothing else, and leaves a NO_PROXY the Secret holds as it is.
+func TestNoProxyForFabric8(t *testing.T) {
+	got := fixture.Include(t, nil, proxykit.Call{Helper: "proxykit.noProxy.forFabric8", Value: "localhost,::1,[::1],fd00::1,[fd00::1]:5000,.corp.example"})
+	assert.Equal(t, "localhost,::1,fd00::1,.corp.example", got)
+
+	var values map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte("proxy: {http: http://proxy:3128, noProxy: '[fd00::8]:5000'}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], apiServer: 'fd00:10:96::1'}\n"), &values))
+	answers, err := proxykit.Ask(values, "", "", proxykit.Call{Helper: "proxykit.proxy.env"},
+		proxykit.Call{Helper: "proxykit.proxy.env", Name: "fabric8", Args: map[string]any{"fabric8": true}})
+	require.NoError(t, err)
+	var all, fabric8 []corev1.EnvVar
+	require.NoError(t, yaml.Unmarshal([]byte(answers["proxykit.proxy.env"]), &all))
+	require.NoError(t, yaml.Unmarshal([]byte(answers["fabric8"]), &fabric8))
+	require.Len(t, fabric8, len(all))
+	for i, e := range all {
+		if e.Name != "NO_PROXY" && e.Name != "no_proxy" {
+			assert.Equal(t, e, fabric8[i])
+			continue
+		}
+		assert.Contains(t, e.Value, ",[fd00:10:96::1]")
+		assert.Equal(t, fixture.Fabric8Env(all)[i], fabric8[i], "%s: the bracketed entries left out, nothing else", e.Name)
+	}
+
+	credentials := fixture.CredentialValues(t, nil)
+	require.NoError(t, yaml.Unmarshal([]byte(credentials), &values))
+	answers, err = proxykit.Ask(values, "shop", "", proxykit.Call{Helper: "proxykit.proxy.env"},
+		proxykit.Call{Helper: "proxykit.proxy.env", Name: "fabric8", Args: map[string]any{"fabric8": true}})
+	require.NoError(t, err)
+	assert.Equal(t, answers["proxykit.proxy.env"], answers["fabric8"], "a NO_PROXY from the Secret is read as it is")
 }
 
 // Every client family reaches the cluster directly on the library's NO_PROXY:

@@ -328,7 +328,7 @@ func runAdmissionCell(t *testing.T, cp *harness.ControlPlane, objects *objectCli
 			e.Value = strings.ReplaceAll(e.Value, cell.proxyHost(), "moved-"+cell.proxyHost())
 			movedWant = append(movedWant, e)
 		}
-		expected := fixture.ExpectedEnv(own.Env, movedWant, inject.MergeOptions{MergeNoProxy: true})
+		expected := fixture.ExpectedEnv(own, movedWant, inject.MergeOptions{MergeNoProxy: true})
 		require.True(t, strings.HasSuffix(fixture.EnvMap(expected)["no_proxy"].Value, ",.internal,sso.corp.internal"), "the rule written out merges, and drops the wide entries")
 		require.Contains(t, fixture.EnvMap(expected)["JAVA_TOOL_OPTIONS"].Value, ` -Xmx64m -Dhttp.nonProxyHosts="*.internal|localhost|*" -Dhttp.nonProxyHosts=*.internal|localhost|127.*|`, "and the JVM's own flag, without *")
 		waitForPod(t, cp, "apps", own, func(p corev1.Pod) bool { return reflect.DeepEqual(p.Spec.Containers[0].Env, expected) })
@@ -344,7 +344,7 @@ func runAdmissionCell(t *testing.T, cp *harness.ControlPlane, objects *objectCli
 		// switched off, an own NO_PROXY and -Dhttp.nonProxyHosts are kept as they are
 		kept := moved + "policy: {mergeNoProxy: false}\n"
 		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, e2eRelease{rel.name, rel.chart, rel.namespace, kept}), rel.chart, rel.name), "helm upgrade, mergeNoProxy: false")
-		expected = fixture.ExpectedEnv(own.Env, movedWant, inject.MergeOptions{})
+		expected = fixture.ExpectedEnv(own, movedWant, inject.MergeOptions{})
 		require.Equal(t, ".internal, sso.corp.internal,localhost,*,.com,0.0.0.0/0", fixture.EnvMap(expected)["NO_PROXY"].Value, "the rule written out keeps it")
 		waitForPod(t, cp, "apps", own, func(p corev1.Pod) bool { return reflect.DeepEqual(p.Spec.Containers[0].Env, expected) })
 		assertOwnSettings(t, cp, cell.id+"-keep", movedWant, inject.MergeOptions{})
@@ -443,8 +443,8 @@ func assertOwnSettings(t *testing.T, cp *harness.ControlPlane, id string, want [
 	for _, pod := range ownSettingsPods() {
 		pod.Name += "-" + id
 		stored := createPod(t, cp, pod)
-		for key, own := range fixture.ContainerEnvs(pod) {
-			assert.Equal(t, fixture.ExpectedEnv(own, want, r), fixture.ContainerEnvs(stored)[key], "%s %s", pod.Name, key)
+		for key, c := range fixture.Containers(pod) {
+			assert.Equal(t, fixture.ExpectedEnv(c, want, r), fixture.ContainerEnvs(stored)[key], "%s %s", pod.Name, key)
 		}
 		_ = cp.Client.CoreV1().Pods(pod.Namespace).Delete(context.Background(), stored.Name, metav1.DeleteOptions{})
 	}

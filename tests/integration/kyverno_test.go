@@ -88,9 +88,10 @@ func assertInjection(t *testing.T, before, after corev1.Pod, proxyEnv []corev1.E
 	assert.Equal(t, fixture.ContainerOrder(before), fixture.ContainerOrder(after), "containers keep their order")
 	want := fixture.ContainerEnvs(before)
 	got := fixture.ContainerEnvs(after)
+	containers := fixture.Containers(before)
 	for name, own := range want {
 		if injected && !fixture.Skipped(before, name) {
-			assert.Equal(t, fixture.ExpectedEnv(own, proxyEnv, inject.MergeOptions{Override: override, MergeNoProxy: true}), got[name], "%s", name)
+			assert.Equal(t, fixture.ExpectedEnv(containers[name], proxyEnv, inject.MergeOptions{Override: override, MergeNoProxy: true}), got[name], "%s", name)
 		} else {
 			assert.Equal(t, own, got[name], "%s must be left alone", name)
 		}

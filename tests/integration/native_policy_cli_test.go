@@ -49,8 +49,9 @@ func TestNativePolicyCELWithKyvernoCLI(t *testing.T) {
 			}
 			injected++
 			got := fixture.ContainerEnvs(after)
-			for name, own := range fixture.ContainerEnvs(c.Pod) {
-				want := fixture.ExpectedEnv(own, fixture.PolicyProxyEnv, inject.MergeOptions{})
+			for name, ctr := range fixture.Containers(c.Pod) {
+				own := ctr.Env
+				want := fixture.ExpectedEnv(ctr, fixture.PolicyProxyEnv, inject.MergeOptions{})
 				if fixture.Skipped(c.Pod, name) {
 					want = own
 				}

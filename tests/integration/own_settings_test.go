@@ -86,8 +86,8 @@ func TestOwnSettingsAreOneBehaviour(t *testing.T) {
 				"inject":         injectPods(t, parsed, pods),
 			}
 			for _, pod := range pods {
-				for key, own := range fixture.ContainerEnvs(pod) {
-					expected := fixture.ExpectedEnv(own, want, r)
+				for key, c := range fixture.Containers(pod) {
+					expected := fixture.ExpectedEnv(c, want, r)
 					for engine, got := range engines {
 						assert.Equal(t, expected, fixture.ContainerEnvs(got[pod.Name])[key], "%s: %s %s", engine, pod.Name, key)
 					}

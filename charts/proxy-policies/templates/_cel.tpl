@@ -15,11 +15,13 @@ its sources, an atomic list).
 {{- define "proxy-policies.cel.settings" -}}
 {{- $ctx := dict "context" . -}}
 {{- $env := concat (include "proxykit.proxy.env" $ctx | fromYamlArray) (include "proxykit.trust.env" $ctx | fromYamlArray) -}}
+{{- /* what a container that may run the fabric8 client gets: NO_PROXY without its bracketed entries */ -}}
+{{- $fabric8Env := concat (include "proxykit.proxy.env" (dict "context" . "fabric8" true) | fromYamlArray) (include "proxykit.trust.env" $ctx | fromYamlArray) -}}
 {{- $bundle := include "proxykit.trust.bundle" $ctx | fromJson -}}
 {{- $credentials := not (empty (include "proxykit.proxy.hasCredentials" $ctx)) -}}
 {{- /* a merge would mix an own value with our valueFrom: with credentials, own settings are always kept */ -}}
 {{- $volume := first (include "proxykit.trust.volumes" $ctx | fromYamlArray) | default dict -}}
-{{- toJson (dict "env" $env "mount" (first (include "proxykit.trust.volumeMounts" $ctx | fromYamlArray)) "bundleConfigMap" ($bundle.configMap | default "") "projectedVolume" (ternary $volume dict (hasKey $volume "projected")) "credentials" $credentials "override" (and .Values.policy.overrideExisting (not $credentials))) -}}
+{{- toJson (dict "env" $env "fabric8Env" (ternary $fabric8Env list (ne (toJson $env) (toJson $fabric8Env))) "mount" (first (include "proxykit.trust.volumeMounts" $ctx | fromYamlArray)) "bundleConfigMap" ($bundle.configMap | default "") "projectedVolume" (ternary $volume dict (hasKey $volume "projected")) "credentials" $credentials "override" (and .Values.policy.overrideExisting (not $credentials))) -}}
 {{- end -}}
 
 {{/*
@@ -284,6 +286,24 @@ requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
 {{- /* the plain values, each once, in the order the env lists them */ -}}
 {{- $values := list -}}
 {{- range $e := $env }}{{ if and (hasKey $e "value") (not (has $e.value $values)) }}{{ $values = append $values $e.value }}{{ end }}{{ end -}}
+{{- $noProxyAt := 0 -}}
+{{- range $e := $env }}{{ if eq $e.name "NO_PROXY" }}{{ range $i, $v := $values }}{{ if eq $v $e.value }}{{ $noProxyAt = $i }}{{ end }}{{ end }}{{ end }}{{ end -}}
+{{- /* with $fabric8, a container that may run the fabric8 client gets fabric8Env's NO_PROXY (cnp), the
+       last of vals: the cluster's cut before its bracketed entries, which the library writes last (so
+       that NO_PROXY is written into the expression once), or else written out */ -}}
+{{- $fabric8 := not (empty $s.fabric8Env) -}}
+{{- $vals := include "proxy-policies.celStrings" $values -}}
+{{- $fabric8At := len $values -}}
+{{- if $fabric8 -}}
+  {{- $fabric8NoProxy := "" -}}
+  {{- range $e := $s.fabric8Env }}{{ if eq $e.name "NO_PROXY" }}{{ $fabric8NoProxy = $e.value }}{{ end }}{{ end -}}
+  {{- if hasPrefix (printf "%s," $fabric8NoProxy) (index $values $noProxyAt) -}}
+    {{- $vals = printf "[%s].map(v, v + [v[%d].substring(0, %d)])[0]" $vals $noProxyAt (len (splitList "" $fabric8NoProxy)) -}}
+  {{- else -}}
+    {{- $vals = include "proxy-policies.celStrings" (append $values $fabric8NoProxy) -}}
+  {{- end -}}
+  {{- $values = append $values $fabric8NoProxy -}}
+{{- end -}}
 {{- $names := list -}}
 {{- range $e := $env }}{{ $names = append $names $e.name }}{{ end -}}
 {{- $twins := dict "HTTP_PROXY" "http_proxy" "http_proxy" "HTTP_PROXY" "HTTPS_PROXY" "https_proxy" "https_proxy" "HTTPS_PROXY" "NO_PROXY" "no_proxy" "no_proxy" "NO_PROXY" -}}
@@ -331,14 +351,22 @@ requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
       {{- with $guard }}
       !({{ . }}) ? [] : (
       {{- end }}
-      [{{ include "proxy-policies.celStrings" $values }}].map(vals,
-      [[{{ include "proxy-policies.celEnvDynList" (dict "env" $env "values" $values) }}]].map(plist,
+      [{{ $vals }}].map(vals,
+      [[{{ include "proxy-policies.celEnvDynList" (dict "env" $env "values" $values) }}]].map({{ ternary "pall" "plist" $fabric8 }},
+      {{- if $fabric8 }}
+      [[{{ include "proxy-policies.celEnvDynList" (dict "env" $s.fabric8Env "values" $values) }}]].map(pfabric8,
+      {{- end }}
       [{{ include "proxy-policies.cel.names" $watched }}].map(names, [{{ include "proxy-policies.cel.skipContainers" $root }}].map(skip,
       {{- $base := `"/spec/" + lname + "/" + string(i) + "/env"` }}
       [[{{ range $n, $list := $lists }}{{ if $n }}, {{ end }}dyn(has(object.spec.{{ $list }}) ? object.spec.{{ $list }} : []){{ end }}]].map(ls,
       lists.range({{ len $lists }}).map(k, [{{ include "proxy-policies.celStrings" $lists }}[k]].map(lname, [ls[k]].map(cs,
       lists.range(size(cs)).map(i, [cs[i]].map(c,
       c.name in skip ? [] :
+      {{- if $fabric8 }}
+      {{- /* a container that may run the fabric8 client: its env list and NO_PROXY (cnp) */}}
+      [{{ include "proxy-policies.cel.mayRunFabric8" (dict "flags" (ternary (printf "vals[%d]" $javaAt) "" (ne $java ""))) }}].map(jvm,
+      [jvm ? pfabric8 : pall].map(plist, [jvm ? vals[{{ $fabric8At }}] : vals[{{ $noProxyAt }}]].map(cnp,
+      {{- end }}
       !has(c.env) ? [JSONPatch{op: "add", path: {{ $base }}, value: plist}] :
       [lists.range(size(c.env)).filter(j, c.env[j].name in names)].map(idx,
       size(idx) == 0 ? plist.map(e, JSONPatch{op: "add", path: {{ $base }} + "/-", value: e}) :
@@ -350,7 +378,8 @@ requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
       {{- $name := $e.name }}
       {{- $isNoProxy := or (eq $name "NO_PROXY") (eq $name "no_proxy") }}
       {{- $at := 0 }}{{ range $i, $v := $values }}{{ if and (hasKey $e "value") (eq $v $e.value) }}{{ $at = $i }}{{ end }}{{ end }}
-      {{- $union := printf "[vals[%d].split(\",\")].map(have, vals[%d] + %%s.split(\",\").map(s, s.trim()).filter(s, s != \"\" && !(s in have) && !%s).map(s, \",\" + s).join(\"\"))[0]" $at $at (include "proxy-policies.cel.publicEntry" (dict "entry" "s" "table" "variables.psl")) }}
+      {{- $clusterNoProxy := printf "vals[%d]" $at }}{{ if and $fabric8 $isNoProxy }}{{ $clusterNoProxy = "cnp" }}{{ end }}
+      {{- $union := printf "[%s.split(\",\")].map(have, %s + %%s.split(\",\").map(s, s.trim()).filter(s, s != \"\" && !(s in have) && !%s).map(s, \",\" + s).join(\"\"))[0]" $clusterNoProxy $clusterNoProxy (include "proxy-policies.cel.publicEntry" (dict "entry" "s" "table" "variables.psl")) }}
       {{- $twin := get $twins $name }}
       {{ if $k }}+ {{ end }}({{ toJson $name }} in own ?
       {{- if and $s.override (ne $name "JAVA_TOOL_OPTIONS") }}
@@ -374,9 +403,10 @@ requires (proxy-policies.cel.mutationScope), or "">. Output: YAML list.
       .map(j, [c.env[j].value].map(v, {{ replace "PATH" (printf `%s + "/" + string(j) + "/value"` $base) $optsPatch }})[0]).flatten()
       {{- end }}
       )[0])[0])[0])[0])[0]
+      {{- if $fabric8 }})[0])[0])[0]{{ end }}
       )[0]).flatten()
       )[0])[0]).flatten())[0]
-      )[0])[0])[0])[0]
+      )[0])[0])[0]{{ if $fabric8 }})[0]{{ end }})[0]
       {{- if or $s.credentials (not $mount) }}
       + (has(request.subResource) && request.subResource != "" ? [] :
       has(object.metadata.annotations) ? [JSONPatch{op: "add", path: "/metadata/annotations/" + jsonpatch.escapeKey({{ toJson $annotation }}), value: {{ toJson $record }}}] :

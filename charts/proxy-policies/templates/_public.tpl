@@ -109,13 +109,20 @@ map(&p, map(&{p: trim(@, ' '), star: starts_with(trim(@, ' '), '*'), colon: cont
 {{/*
 proxy-policies.kyverno.dropPublicNeeded — whether a Pod holds a value the drop-public rule
 reads (proxy-policies.kyverno.dropPublic): a plain NO_PROXY or no_proxy longer than the
-cluster's, or a JAVA_TOOL_OPTIONS with more -Dhttp.nonProxyHosts flags than the proxy's.
+cluster's (or fabric8's and more, but not the cluster's), or a JAVA_TOOL_OPTIONS with more -Dhttp.nonProxyHosts flags than the proxy's.
 Input: as proxy-policies.kyverno.dropPublic. Output: a Kyverno variable ({{ ... }}) that is true or false.
 */}}
 {{- define "proxy-policies.kyverno.dropPublicNeeded" -}}
 {{- $flag := "-Dhttp.nonProxyHosts=" -}}
 {{- $tests := list -}}
-{{- if .noProxy }}{{ $tests = append $tests (printf "length(request.object.spec.%s[].env[?(name == 'NO_PROXY' || name == 'no_proxy') && length(value || '') > `%d`][] || `[]`) > `0`" .list (len .noProxy)) }}{{ end -}}
+{{- if .noProxy -}}
+  {{- $merged := printf "length(value || '') > `%d`" (len .noProxy) -}}
+  {{- with .fabric8NoProxy -}}
+    {{- /* or fabric8's NO_PROXY and more (the cluster's, which starts with it, is not merged) */ -}}
+    {{- $merged = printf "(%s || (starts_with(value || '', '%s,') && !starts_with(value || '', '%s')))" $merged . $.noProxy -}}
+  {{- end -}}
+  {{- $tests = append $tests (printf "length(request.object.spec.%s[].env[?(name == 'NO_PROXY' || name == 'no_proxy') && %s][] || `[]`) > `0`" .list $merged) -}}
+{{- end -}}
 {{- if .java }}{{ $tests = append $tests (printf "length(request.object.spec.%s[].env[?name == 'JAVA_TOOL_OPTIONS' && length(split(value || '', '%s')) > `%d`][] || `[]`) > `0`" .list $flag (len (splitList $flag .java))) }}{{ end -}}
 {{- if .javaVars }}{{ $tests = append $tests (printf "length(request.object.spec.%s[].env[?contains(%s, name) && contains(value || '', '%s')][] || `[]`) > `0`" .list (printf "['%s']" (join "', '" .javaVars)) $flag) }}{{ end -}}
 {{ "{{" }} {{ join " || " $tests }} {{ "}}" }}
@@ -130,7 +137,8 @@ value, then the -Dhttp.nonProxyHosts the merge appended) the patterns of that la
 match public hosts, as inject and the CEL engines do (proxy-policies.cel.mutations).
 Input: dict "list" <container list> "noProxy" <the cluster's NO_PROXY or ""> "java" <the
 proxy's JAVA_TOOL_OPTIONS when its flag is merged, or "": the rule's context binds it as
-javaOptions>. Output: YAML list (foreach entries).
+javaOptions> "fabric8NoProxy" <fabric8's NO_PROXY where it differs, or ""> "flags" <the
+proxy's JAVA_TOOL_OPTIONS, or "">. Output: YAML list (foreach entries).
 */}}
 {{- define "proxy-policies.kyverno.dropPublic" -}}
 {{- $table := include "proxykit.noProxy.icannSuffixes" dict -}}
@@ -139,12 +147,17 @@ javaOptions>. Output: YAML list (foreach entries).
 {{- $quote := "`\"'\"`" -}}
 {{- $quotes := "`\"''\"`" -}}
 {{- if .noProxy }}
+{{- /* the cluster's NO_PROXY the container got: with fabric8NoProxy, fabric8's where it may run that client */ -}}
+{{- $cluster := printf "'%s'" .noProxy }}
+{{- with .fabric8NoProxy }}{{ $cluster = printf "((%s) && '%s' || '%s')" (include "proxy-policies.jmes.mayRunFabric8" (dict "c" "element0" "flags" $.flags)) . $.noProxy }}{{ end }}
 - list: request.object.spec.{{ .list }}
   foreach:
     - list: "element0.env || `[]`"
       preconditions:
         all:
-          - key: "{{ "{{ contains(['NO_PROXY', 'no_proxy'], element.name) && !contains(keys(element), 'valueFrom') && starts_with(element.value || '', " }}'{{ .noProxy }},') {{ "}}" }}"
+          # a block scalar: the expression may hold both kinds of quotes
+          - key: |-
+              {{ "{{" }} contains(['NO_PROXY', 'no_proxy'], element.name) && !contains(keys(element), 'valueFrom') && starts_with(element.value || '', join('', [{{ $cluster }}, ','])) {{ "}}" }}
             operator: Equals
             value: true
           - key: "{{ "{{ element0.name }}" }}"
@@ -153,7 +166,7 @@ javaOptions>. Output: YAML list (foreach entries).
       patchesJson6902: |-
         - op: replace
           path: /spec/{{ .list }}/{{ "{{elementIndex0}}" }}/env/{{ "{{elementIndex1}}" }}/value
-          value: '{{ "{{" }} replace_all(join(',', [[{{ printf "`%s`" (toJson .noProxy) }}], {{ include "proxy-policies.jmes.keepEntries" (dict "list" (printf "split(element.value, ',')[?@ != '' && !contains(`%s`, @)]" (toJson (splitList "," .noProxy))) "table" $table) }}][]), {{ $quote }}, {{ $quotes }}) {{ "}}" }}'
+          value: '{{ "{{" }} replace_all(join(',', [[{{ $cluster }}], {{ include "proxy-policies.jmes.keepEntries" (dict "list" (printf "split(trim_prefix(element.value, join('', [%s, ','])), ',')[?@ != '']" $cluster) "table" $table) }}][]), {{ $quote }}, {{ $quotes }}) {{ "}}" }}'
 {{- end }}
 {{- if .java }}
 - list: request.object.spec.{{ .list }}

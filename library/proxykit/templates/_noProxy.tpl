@@ -276,6 +276,23 @@ other client's decision (the JVM's translation leaves ranges out).
 {{- end -}}
 
 {{/*
+proxykit.noProxy.forFabric8 — NO_PROXY for a container that may run the fabric8
+Kubernetes client (Jenkins' Kubernetes cloud, the Spark, Flink, Keycloak and Strimzi
+operators): the same entries but the bracketed IPv6 ones ([::1], [fd00::1]:5000).
+fabric8 reads NO_PROXY in order and throws on the first entry with a bracket it reaches
+before one matches: for a destination no entry matches (another cluster's API server)
+it reaches them whatever their place. The JVM reads its own -Dhttp.nonProxyHosts, which
+keeps them, and Go, curl and requests match an IPv6 host by its bare entry; Python's
+urllib, which compares the bracketed host text, is what loses them.
+Input:  a NO_PROXY string. Output: the string.
+*/}}
+{{- define "proxykit.noProxy.forFabric8" -}}
+{{- $keep := list -}}
+{{- range $entry := splitList "," . }}{{ if not (hasPrefix "[" $entry) }}{{ $keep = append $keep $entry }}{{ end }}{{ end -}}
+{{- join "," $keep -}}
+{{- end -}}
+
+{{/*
 proxykit.noProxy.ipv4Range — an IPv4 CIDR as the address range Node's http module reads.
 Input:  a CIDR string: 10.96.0.0/12.
 Output: first-last (10.96.0.0-10.111.255.255); nothing for an IPv6 CIDR or anything else.
