@@ -339,16 +339,12 @@ func runAdmissionCell(t *testing.T, cp *harness.ControlPlane, objects *objectCli
 			stored := createPod(t, cp, pod)
 			assertInjectMatchesAdmission(t, inject.New(inject.Options{Values: values, Release: cell.release()}), pod, stored)
 		}
-		assertOwnSettings(t, cp, cell.id+"-merge", movedWant, inject.MergeOptions{MergeNoProxy: true})
-
-		// switched off, an own NO_PROXY and -Dhttp.nonProxyHosts are kept as they are
-		kept := moved + "policy: {mergeNoProxy: false}\n"
-		require.NoError(t, helm.UpgradeE(t, helmOptions(cp, e2eRelease{rel.name, rel.chart, rel.namespace, kept}), rel.chart, rel.name), "helm upgrade, mergeNoProxy: false")
-		expected = fixture.ExpectedEnv(own, movedWant, inject.MergeOptions{})
-		require.Equal(t, ".internal, sso.corp.internal,localhost,*,.com,0.0.0.0/0", fixture.EnvMap(expected)["NO_PROXY"].Value, "the rule written out keeps it")
-		waitForPod(t, cp, "apps", own, func(p corev1.Pod) bool { return reflect.DeepEqual(p.Spec.Containers[0].Env, expected) })
-		assertOwnSettings(t, cp, cell.id+"-keep", movedWant, inject.MergeOptions{})
+		// the own-settings table and the switch, once per engine: failurePolicy changes neither
+		if cell.failurePolicy == "Ignore" {
+			assertMergeSwitch(t, cp, rel, cell, moved, own, movedWant)
+		}
 	}
+
 	if cell.config == configCredentials {
 		// the copies hold the URL byte for byte, escapes and all
 		for _, ns := range []string{fixture.Namespace, "apps"} {
@@ -434,6 +430,21 @@ func assertRecord(t *testing.T, stored corev1.Pod, record string, injected bool)
 }
 
 // waitForCell waits until the cell's policy injects into new Pods in apps.
+// assertMergeSwitch holds every container of the own-settings table to the
+// rule with policy.mergeNoProxy as it is by default (merged), then upgrades the
+// release to switch it off and holds an own NO_PROXY and the table to the rule
+// kept.
+func assertMergeSwitch(t *testing.T, cp *harness.ControlPlane, rel e2eRelease, cell admissionCell, moved string, own corev1.Container, want []corev1.EnvVar) {
+	t.Helper()
+	assertOwnSettings(t, cp, cell.id+"-merge", want, inject.MergeOptions{MergeNoProxy: true})
+	kept := moved + "policy: {mergeNoProxy: false}\n"
+	require.NoError(t, helm.UpgradeE(t, helmOptions(cp, e2eRelease{rel.name, rel.chart, rel.namespace, kept}), rel.chart, rel.name), "helm upgrade, mergeNoProxy: false")
+	expected := fixture.ExpectedEnv(own, want, inject.MergeOptions{})
+	require.Equal(t, ".internal, sso.corp.internal,localhost,*,.com,0.0.0.0/0", fixture.EnvMap(expected)["NO_PROXY"].Value, "the rule written out keeps it")
+	waitForPod(t, cp, "apps", own, func(p corev1.Pod) bool { return reflect.DeepEqual(p.Spec.Containers[0].Env, expected) })
+	assertOwnSettings(t, cp, cell.id+"-keep", want, inject.MergeOptions{})
+}
+
 // assertOwnSettings admits ownSettingsPods (TestOwnSettingsAreOneBehaviour's
 // table) and holds every container to what inject.MergeEnv writes out with r:
 // the one place the native policy's merge, which reads the policy's variables,
