@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -172,9 +173,67 @@ func (a *auditor) each(namespace string, list pager.ListPageFunc, fn func(runtim
 	return p.EachListItem(a.ctx, opts, fn)
 }
 
-// check runs Check (and CheckStale) on one page of Pods with the objects they read.
+// check runs Check (and CheckStale) on one page of Pods with the objects they
+// read. A Pod with a container that loads ConfigMaps by their label
+// (manifest.SelectsByLabel: Grafana's sidecars) is checked on its own, with the
+// ConfigMaps it selects: the calls in them are its containers' alone.
 func (a *auditor) check(pods []corev1.Pod, sources map[objectKey]any) ([]Finding, error) {
-	objects := make([]any, 0, len(pods))
+	var plain []corev1.Pod
+	var out []Finding
+	for _, p := range pods {
+		selected := selectedConfigMaps(p, sources)
+		if len(selected) == 0 {
+			plain = append(plain, p)
+			continue
+		}
+		found, err := a.checkPods([]corev1.Pod{p}, sources, selected)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, found...)
+	}
+	found, err := a.checkPods(plain, sources, nil)
+	return append(out, found...), err
+}
+
+// selectedConfigMaps are the ConfigMaps of sources that a container of p
+// selects by label and p does not name itself, in a stable order.
+func selectedConfigMaps(p corev1.Pod, sources map[objectKey]any) []any {
+	var selections []manifest.LabelSelection
+	for _, c := range append(slices.Clone(p.Spec.InitContainers), p.Spec.Containers...) {
+		if s, ok := manifest.SelectsByLabel(c); ok {
+			selections = append(selections, s)
+		}
+	}
+	if len(selections) == 0 {
+		return nil
+	}
+	named := map[objectKey]bool{}
+	for _, ref := range podReferences(p) {
+		named[objectKey{p.Namespace, ref}] = true
+	}
+	var keys []objectKey
+	for key, obj := range sources {
+		cm, ok := obj.(corev1.ConfigMap)
+		if !ok || named[key] {
+			continue
+		}
+		if slices.ContainsFunc(selections, func(s manifest.LabelSelection) bool { return s.Selects(p.Namespace, key.namespace, cm.Labels) }) {
+			keys = append(keys, key)
+		}
+	}
+	slices.SortFunc(keys, func(x, y objectKey) int { return strings.Compare(x.namespace+"/"+x.Name, y.namespace+"/"+y.Name) })
+	out := make([]any, 0, len(keys))
+	for _, key := range keys {
+		out = append(out, sources[key])
+	}
+	return out
+}
+
+// checkPods runs Check (and CheckStale) on pods with the objects they read and
+// extra objects.
+func (a *auditor) checkPods(pods []corev1.Pod, sources map[objectKey]any, extra []any) ([]Finding, error) {
+	objects := make([]any, 0, len(pods)+len(extra))
 	byName := map[string]corev1.Pod{}
 	needed := map[objectKey]bool{}
 	for _, p := range pods {
@@ -199,7 +258,7 @@ func (a *auditor) check(pods []corev1.Pod, sources map[objectKey]any) ([]Finding
 			}
 		}
 	}
-	m, err := manifest.FromObjects(objects...)
+	m, err := manifest.FromObjects(append(objects, extra...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +310,7 @@ func (a *auditor) sources(namespace string) (map[objectKey]any, error) {
 	}, func(obj runtime.Object) error {
 		c := obj.(*corev1.ConfigMap)
 		out[objectKey{c.Namespace, manifest.Ref{Kind: "ConfigMap", Name: c.Name}}] = corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-			ObjectMeta: metav1.ObjectMeta{Name: c.Name, Namespace: c.Namespace}, Data: c.Data}
+			ObjectMeta: metav1.ObjectMeta{Name: c.Name, Namespace: c.Namespace, Labels: c.Labels}, Data: c.Data}
 		return nil
 	})
 	if err != nil {

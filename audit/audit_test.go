@@ -310,3 +310,34 @@ func TestAuditBoundsExpansion(t *testing.T) {
 	t.Logf("the Pod of 2,000 expansions: %v, %.0fx a small Pod's", bombed.Round(time.Millisecond), float64(bombed)/float64(base))
 	assert.Less(t, bombed, 20*time.Second, "bounded even under the race detector")
 }
+
+// Grafana's pattern live: its data sources sit in a ConfigMap no pod template
+// names, which the sidecar loads by its label. audit reads it for that Pod, and
+// judges its calls on that Pod's containers alone: another Pod of the page with
+// the same NO_PROXY is not blamed for them, and a ConfigMap without the label
+// is not read.
+func TestAuditJudgesConfigMapsSelectedByLabel(t *testing.T) {
+	grafana := pod("grafana-0", "monitoring", "uid-g", proxyEnv()...)
+	sidecar := corev1.Container{Name: "grafana-sc-datasources", Image: "kiwigrid/k8s-sidecar:1.30.0", Env: append(proxyEnv(),
+		corev1.EnvVar{Name: "LABEL", Value: "grafana_datasource"}, corev1.EnvVar{Name: "LABEL_VALUE", Value: "1"},
+		corev1.EnvVar{Name: "FOLDER", Value: "/etc/grafana/provisioning/datasources"}, corev1.EnvVar{Name: "RESOURCE", Value: "both"})}
+	grafana.Spec.Containers = append(grafana.Spec.Containers, sidecar)
+	other := pod("api-0", "monitoring", "uid-a", proxyEnv()...)
+	datasources := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "loki-datasource", Namespace: "monitoring", Labels: map[string]string{"grafana_datasource": "1"}},
+		Data: map[string]string{"loki.yaml": "datasources:\n  - name: Loki\n    url: http://loki-gateway.logging\n"}}
+	unlabelled := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "notes", Namespace: "monitoring"},
+		Data: map[string]string{"tempo.yaml": "url: http://tempo.tracing:3200\n"}}
+	cluster := facts
+	cluster.Namespaces = []string{"monitoring", "logging", "tracing"}
+	r, err := Run(context.Background(), fake.NewSimpleClientset(grafana, other, datasources, unlabelled), Options{Cluster: cluster})
+	require.NoError(t, err)
+	var pods []string
+	for _, f := range r.Findings {
+		if f.Rule == proxytest.RuleInClusterCallProxied {
+			pods = append(pods, f.Object)
+			assert.Contains(t, f.Message, "loki-gateway.logging (ConfigMap/loki-datasource key loki.yaml")
+			assert.NotContains(t, f.Message, "tempo.tracing", "a ConfigMap nobody selects is not read")
+		}
+	}
+	assert.ElementsMatch(t, []string{"Pod/grafana-0", "Pod/grafana-0"}, pods, "both containers of the selecting Pod, no other: %v", r.Findings)
+}
