@@ -45,11 +45,7 @@ func render(values map[string]any, services []proxykit.Call, called []string, re
 		}
 	}
 	// the same env for a container that may run the fabric8 client: NO_PROXY without its bracketed entries
-	fabric8 := env
-	fabric8.Name, fabric8.Args = fabric8EnvCall, map[string]any{"fabric8": true}
-	if len(called) > 0 {
-		fabric8.Args["noProxy"] = env.Args["noProxy"]
-	}
+	fabric8 := proxykit.Call{Helper: "proxykit.proxy.fabric8Env", Name: fabric8EnvCall, Join: map[string][]string{"env": {"proxykit.proxy.env"}}}
 	lists := []string{"proxykit.proxy.env", fabric8EnvCall, "proxykit.trust.env", "proxykit.trust.volumes", "proxykit.trust.volumeMounts"}
 	calls := append(slices.Clone(services), proxykit.Call{Helper: "proxykit.proxy.enabled"}, proxykit.Call{Helper: "proxykit.proxy.hasCredentials"},
 		proxykit.Call{Helper: "proxykit.proxy.secret"}, proxykit.Call{Helper: "proxykit.proxy.record"}, env, fabric8)
@@ -91,8 +87,8 @@ func render(values map[string]any, services []proxykit.Call, called []string, re
 	return inj, nil
 }
 
-// fabric8EnvCall names the answer of proxykit.proxy.env with "fabric8" true.
-const fabric8EnvCall = "proxykit.proxy.env fabric8"
+// fabric8EnvCall names the answer of proxykit.proxy.fabric8Env.
+const fabric8EnvCall = "proxykit.proxy.fabric8Env"
 
 // decodeList reads a YAML list in the decoded-JSON shape of the stream.
 func decodeList(text string) ([]any, error) {

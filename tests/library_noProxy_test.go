@@ -282,8 +282,9 @@ func TestNoProxyOrderFabric8Accepts(t *testing.T) {
 }
 
 // proxykit.noProxy.forFabric8 leaves out exactly the bracketed entries, in
-// order; proxykit.proxy.env with "fabric8" gives both cases that NO_PROXY and
-// changes nothing else, and leaves a NO_PROXY the Secret holds as it is.
+// order; proxykit.proxy.fabric8Env gives proxykit.proxy.env's both cases that
+// NO_PROXY and changes nothing else, and leaves a NO_PROXY the Secret holds as
+// it is.
 func TestNoProxyForFabric8(t *testing.T) {
 	got := fixture.Include(t, nil, proxykit.Call{Helper: "proxykit.noProxy.forFabric8", Value: "localhost,::1,[::1],fd00::1,[fd00::1]:5000,.corp.example"})
 	assert.Equal(t, "localhost,::1,fd00::1,.corp.example", got)
@@ -291,7 +292,7 @@ func TestNoProxyForFabric8(t *testing.T) {
 	var values map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte("proxy: {http: http://proxy:3128, noProxy: '[fd00::8]:5000'}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], apiServer: 'fd00:10:96::1'}\n"), &values))
 	answers, err := proxykit.Ask(values, "", "", proxykit.Call{Helper: "proxykit.proxy.env"},
-		proxykit.Call{Helper: "proxykit.proxy.env", Name: "fabric8", Args: map[string]any{"fabric8": true}})
+		proxykit.Call{Helper: "proxykit.proxy.fabric8Env", Name: "fabric8", Join: map[string][]string{"env": {"proxykit.proxy.env"}}})
 	require.NoError(t, err)
 	var all, fabric8 []corev1.EnvVar
 	require.NoError(t, yaml.Unmarshal([]byte(answers["proxykit.proxy.env"]), &all))
@@ -309,7 +310,7 @@ func TestNoProxyForFabric8(t *testing.T) {
 	credentials := fixture.CredentialValues(t, nil)
 	require.NoError(t, yaml.Unmarshal([]byte(credentials), &values))
 	answers, err = proxykit.Ask(values, "shop", "", proxykit.Call{Helper: "proxykit.proxy.env"},
-		proxykit.Call{Helper: "proxykit.proxy.env", Name: "fabric8", Args: map[string]any{"fabric8": true}})
+		proxykit.Call{Helper: "proxykit.proxy.fabric8Env", Name: "fabric8", Join: map[string][]string{"env": {"proxykit.proxy.env"}}})
 	require.NoError(t, err)
 	assert.Equal(t, answers["proxykit.proxy.env"], answers["fabric8"], "a NO_PROXY from the Secret is read as it is")
 }

@@ -14,9 +14,11 @@ its sources, an atomic list).
 */}}
 {{- define "proxy-policies.cel.settings" -}}
 {{- $ctx := dict "context" . -}}
-{{- $env := concat (include "proxykit.proxy.env" $ctx | fromYamlArray) (include "proxykit.trust.env" $ctx | fromYamlArray) -}}
+{{- $proxyEnv := include "proxykit.proxy.env" $ctx -}}
+{{- $trustEnv := include "proxykit.trust.env" $ctx | fromYamlArray -}}
+{{- $env := concat ($proxyEnv | fromYamlArray) $trustEnv -}}
 {{- /* what a container that may run the fabric8 client gets: NO_PROXY without its bracketed entries */ -}}
-{{- $fabric8Env := concat (include "proxykit.proxy.env" (dict "context" . "fabric8" true) | fromYamlArray) (include "proxykit.trust.env" $ctx | fromYamlArray) -}}
+{{- $fabric8Env := concat (include "proxykit.proxy.fabric8Env" (dict "env" $proxyEnv) | fromYamlArray) $trustEnv -}}
 {{- $bundle := include "proxykit.trust.bundle" $ctx | fromJson -}}
 {{- $credentials := not (empty (include "proxykit.proxy.hasCredentials" $ctx)) -}}
 {{- /* a merge would mix an own value with our valueFrom: with credentials, own settings are always kept */ -}}

@@ -92,26 +92,33 @@ Output: YAML list: HTTP_PROXY, HTTPS_PROXY, NO_PROXY, then http_proxy, https_pro
         noProxy: entries for this one call (the chart's own Service names, say),
         appended to NO_PROXY and no_proxy, which are then plain values also with
         credentials (see proxykit.resolve.envWithNoProxy).
-        fabric8: true for a container that may run the fabric8 Kubernetes client
-        (a JVM's): a plain NO_PROXY and no_proxy without their bracketed entries
-        (proxykit.noProxy.forFabric8); one from a Secret is left as it is.
 */}}
 {{- define "proxykit.proxy.env" -}}
 {{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.proxy.env") -}}
-{{- if .fabric8 -}}
-  {{- $out := list -}}
-  {{- range $e := include "proxykit.proxy.env" (omit . "fabric8") | fromYamlArray -}}
-    {{- if and (has $e.name (list "NO_PROXY" "no_proxy")) (hasKey $e "value") -}}
-      {{- $_ := set $e "value" (include "proxykit.noProxy.forFabric8" $e.value) -}}
-    {{- end -}}
-    {{- $out = append $out $e -}}
-  {{- end -}}
-  {{- toYaml $out -}}
-{{- else if and (hasKey . "noProxy") .noProxy -}}
+{{- if and (hasKey . "noProxy") .noProxy -}}
   {{- include "proxykit.resolve.envWithNoProxy" (dict "context" .context "noProxy" .noProxy "key" "proxykit.proxy.env \"noProxy\"") | fromJsonArray | toYaml -}}
 {{- else -}}
   {{- toYaml .context.proxykitSettings.env -}}
 {{- end -}}
+{{- end -}}
+
+{{/*
+proxykit.proxy.fabric8Env — an env list as a container that may run the fabric8 Kubernetes
+client (a JVM's) gets it: a plain NO_PROXY and no_proxy without their bracketed entries
+(proxykit.noProxy.forFabric8), everything else as it is (one from a Secret too). A
+transform of proxykit.proxy.env's answer, so that NO_PROXY is composed once.
+Input:  dict "env" <YAML list, as proxykit.proxy.env gives it>
+Output: YAML list.
+*/}}
+{{- define "proxykit.proxy.fabric8Env" -}}
+{{- $out := list -}}
+{{- range $e := .env | fromYamlArray -}}
+  {{- if and (has $e.name (list "NO_PROXY" "no_proxy")) (hasKey $e "value") -}}
+    {{- $_ := set $e "value" (include "proxykit.noProxy.forFabric8" $e.value) -}}
+  {{- end -}}
+  {{- $out = append $out $e -}}
+{{- end -}}
+{{- toYaml $out -}}
 {{- end -}}
 
 {{/*
