@@ -68,7 +68,16 @@ type Result struct {
 	Findings []Finding
 	Pods     int // Pods checked
 	Finished int // Pods left out: finished (Succeeded, Failed) or terminating, they start no container again
+	// Unread names the ConfigMaps selected by label that were not read, past
+	// MaxSelectedData: their calls are not judged.
+	Unread []string
 }
+
+// MaxSelectedData bounds the ConfigMaps selected by label (manifest.SelectsByLabel)
+// that one audit reads: Pods that select the same ones are checked together
+// and read them once, but a tenant who can create Pods and ConfigMaps could
+// make every Pod select other large ones.
+const MaxSelectedData = 64 << 20
 
 // Checked says how many Pods were checked, and how many finished or terminating ones were left out.
 func (r *Result) Checked() string {
@@ -95,6 +104,8 @@ type auditor struct {
 	now       rules.Now         // stale-proxy-env: what the values give a container that starts now
 	owners    map[string]string // "namespace/ReplicaSet" -> "Deployment/name"
 	secrets   map[objectKey]any // a Secret as kept (secret), nil when there is none
+	budget    int               // what is left of MaxSelectedData
+	unread    []string          // the ConfigMaps selected by label past it, since the last page
 }
 
 // objectKey is a ConfigMap or Secret of a namespace.
@@ -106,7 +117,7 @@ type objectKey struct {
 // Run audits the Pods that opts name. Errors come from the API server (a
 // missing permission names the resource) or from values the library rejects.
 func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Result, error) {
-	a := &auditor{ctx: ctx, client: client, cluster: opts.Cluster, owners: map[string]string{}, secrets: map[objectKey]any{}}
+	a := &auditor{ctx: ctx, client: client, cluster: opts.Cluster, owners: map[string]string{}, secrets: map[objectKey]any{}, budget: MaxSelectedData}
 	if opts.Values != nil {
 		variables, now, err := rendered(opts.Values)
 		if err != nil {
@@ -126,6 +137,8 @@ func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Resul
 	check := func() error {
 		found, err := a.check(page, sources)
 		result.Findings = append(result.Findings, found...)
+		result.Unread = append(result.Unread, a.unread...)
+		a.unread = nil
 		result.Pods += len(page)
 		page = page[:0]
 		return err
@@ -174,19 +187,37 @@ func (a *auditor) each(namespace string, list pager.ListPageFunc, fn func(runtim
 }
 
 // check runs Check (and CheckStale) on one page of Pods with the objects they
-// read. A Pod with a container that loads ConfigMaps by their label
-// (manifest.SelectsByLabel: Grafana's sidecars) is checked on its own, with the
-// ConfigMaps it selects: the calls in them are its containers' alone.
+// read. Pods with a container that loads ConfigMaps by their label
+// (manifest.SelectsByLabel: Grafana's sidecars) are checked apart, with the
+// ConfigMaps they select, those that select the same ones together (a
+// Deployment's replicas): the calls in them are their containers' alone, and
+// each such set is read once, within the audit's budget (MaxSelectedData).
 func (a *auditor) check(pods []corev1.Pod, sources map[objectKey]any) ([]Finding, error) {
 	var plain []corev1.Pod
 	var out []Finding
+	groups := map[string][]corev1.Pod{}
+	var order []string
+	selections := map[string][]objectKey{}
 	for _, p := range pods {
-		selected := selectedConfigMaps(p, sources)
-		if len(selected) == 0 {
+		keys := selectedConfigMaps(p, sources)
+		if len(keys) == 0 {
 			plain = append(plain, p)
 			continue
 		}
-		found, err := a.checkPods([]corev1.Pod{p}, sources, selected)
+		id := fmt.Sprint(keys)
+		if groups[id] == nil {
+			order = append(order, id)
+			selections[id] = keys
+		}
+		groups[id] = append(groups[id], p)
+	}
+	for _, id := range order {
+		selected, ok := a.readSelected(selections[id], sources)
+		if !ok {
+			plain = append(plain, groups[id]...)
+			continue
+		}
+		found, err := a.checkPods(groups[id], sources, selected)
 		if err != nil {
 			return nil, err
 		}
@@ -196,9 +227,32 @@ func (a *auditor) check(pods []corev1.Pod, sources map[objectKey]any) ([]Finding
 	return append(out, found...), err
 }
 
-// selectedConfigMaps are the ConfigMaps of sources that a container of p
-// selects by label and p does not name itself, in a stable order.
-func selectedConfigMaps(p corev1.Pod, sources map[objectKey]any) []any {
+// readSelected hands out the ConfigMaps keys name, unless they would take the
+// audit past its budget: then they are named in unread, and false.
+func (a *auditor) readSelected(keys []objectKey, sources map[objectKey]any) ([]any, bool) {
+	size := 0
+	for _, key := range keys {
+		for k, v := range sources[key].(corev1.ConfigMap).Data {
+			size += len(k) + len(v)
+		}
+	}
+	if size > a.budget {
+		for _, key := range keys {
+			a.unread = append(a.unread, fmt.Sprintf("ConfigMap %s/%s (selected by label; past the %d MiB an audit reads of them)", key.namespace, key.Name, MaxSelectedData>>20))
+		}
+		return nil, false
+	}
+	a.budget -= size
+	out := make([]any, 0, len(keys))
+	for _, key := range keys {
+		out = append(out, sources[key])
+	}
+	return out, true
+}
+
+// selectedConfigMaps are the keys of the ConfigMaps of sources that a
+// container of p selects by label and p does not name itself, in a stable order.
+func selectedConfigMaps(p corev1.Pod, sources map[objectKey]any) []objectKey {
 	var selections []manifest.LabelSelection
 	for _, c := range append(slices.Clone(p.Spec.InitContainers), p.Spec.Containers...) {
 		if s, ok := manifest.SelectsByLabel(c); ok {
@@ -223,11 +277,7 @@ func selectedConfigMaps(p corev1.Pod, sources map[objectKey]any) []any {
 		}
 	}
 	slices.SortFunc(keys, func(x, y objectKey) int { return strings.Compare(x.namespace+"/"+x.Name, y.namespace+"/"+y.Name) })
-	out := make([]any, 0, len(keys))
-	for _, key := range keys {
-		out = append(out, sources[key])
-	}
-	return out
+	return keys
 }
 
 // checkPods runs Check (and CheckStale) on pods with the objects they read and

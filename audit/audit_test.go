@@ -341,3 +341,37 @@ func TestAuditJudgesConfigMapsSelectedByLabel(t *testing.T) {
 	}
 	assert.ElementsMatch(t, []string{"Pod/grafana-0", "Pod/grafana-0"}, pods, "both containers of the selecting Pod, no other: %v", r.Findings)
 }
+
+// Pods that select the same ConfigMaps (a Deployment's replicas) read them
+// once: three replicas selecting a 33 MiB ConfigMap stay within the audit's
+// 64 MiB. A second set that would take it past is not read, and is named in
+// Unread, never judged half-read.
+func TestAuditReadsSelectedConfigMapsOnceWithinABudget(t *testing.T) {
+	// 33 MiB in keys of under 1 MiB each (a ConfigMap's most), the call in one of them
+	data := map[string]string{"ds.yaml": "url: http://loki-gateway.logging\n"}
+	for i := 0; i < 33; i++ {
+		data[fmt.Sprintf("pad-%02d.yaml", i)] = strings.Repeat("# padding\n", (1<<20)/10)
+	}
+	selecting := func(name, label string) *corev1.Pod {
+		p := pod(name, "monitoring", "uid-"+name, proxyEnv()...)
+		p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "sidecar", Env: append(proxyEnv(),
+			corev1.EnvVar{Name: "LABEL", Value: label}, corev1.EnvVar{Name: "FOLDER", Value: "/data"})})
+		return p
+	}
+	cm := func(name, label string) *corev1.ConfigMap {
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "monitoring", Labels: map[string]string{label: "1"}}, Data: data}
+	}
+	cluster := facts
+	cluster.Namespaces = []string{"monitoring", "logging"}
+	r, err := Run(context.Background(), fake.NewSimpleClientset(selecting("a-0", "first"), selecting("a-1", "first"), selecting("a-2", "first"),
+		selecting("b-0", "second"), cm("first-ds", "first"), cm("second-ds", "second")), Options{Cluster: cluster})
+	require.NoError(t, err)
+	judged := map[string]int{}
+	for _, f := range r.Findings {
+		if f.Rule == proxytest.RuleInClusterCallProxied {
+			judged[f.Object]++
+		}
+	}
+	assert.Equal(t, map[string]int{"Pod/a-0": 2, "Pod/a-1": 2, "Pod/a-2": 2}, judged, "the replicas read the first set once, within the budget")
+	assert.Equal(t, []string{"ConfigMap monitoring/second-ds (selected by label; past the 64 MiB an audit reads of them)"}, r.Unread)
+}

@@ -179,6 +179,9 @@ func (l *liveAudit) run(ctx context.Context, errOut io.Writer) (*audit.Result, k
 	if err != nil {
 		return nil, nil, usagef("%v", err)
 	}
+	for _, u := range result.Unread {
+		fmt.Fprintf(errOut, "warning: not read: %s\n", u)
+	}
 	l.auditedNamespace = opts.Namespace
 	return result, client, nil
 }
