@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/proxykit/proxykit/noproxy"
 	"github.com/proxykit/proxykit/proxytest"
@@ -60,4 +61,29 @@ func TestStreamFabric8GetsNoProxyItCanRead(t *testing.T) {
 
 	again, _ := run(t, values, out, Options{Namespace: "jenkins"})
 	assert.Equal(t, out, again, "injecting twice equals injecting once")
+}
+
+// What makes a container one that may run fabric8, and what does not: the
+// proxy's own JAVA_TOOL_OPTIONS, which inject adds, an empty value, a tag.
+func TestMayRunFabric8(t *testing.T) {
+	flags := "-Dhttp.proxyHost=proxy.corp"
+	val := func(name, value string) corev1.EnvVar { return corev1.EnvVar{Name: name, Value: value} }
+	for name, tc := range map[string]struct {
+		c       corev1.Container
+		envFrom []string
+		want    bool
+	}{
+		"a JVM image":                    {c: corev1.Container{Image: "registry.corp:5000/ci/jenkins-agent:1"}, want: true},
+		"a word in the tag only":         {c: corev1.Container{Image: "tools:java17"}},
+		"java as the command":            {c: corev1.Container{Image: "x", Command: []string{"/usr/bin/java"}}, want: true},
+		"java as the first arg":          {c: corev1.Container{Image: "x", Args: []string{"java", "-jar", "a.jar"}}, want: true},
+		"its own JAVA_OPTS":              {c: corev1.Container{Image: "x", Env: []corev1.EnvVar{val("JAVA_OPTS", "-Xmx1g")}}, want: true},
+		"JAVA_OPTS from a ConfigMap":     {c: corev1.Container{Image: "x", Env: []corev1.EnvVar{{Name: "JAVA_OPTS", ValueFrom: &corev1.EnvVarSource{}}}}, want: true},
+		"JAVA_TOOL_OPTIONS from envFrom": {c: corev1.Container{Image: "x"}, envFrom: []string{"JAVA_TOOL_OPTIONS"}, want: true},
+		"the proxy's flags alone":        {c: corev1.Container{Image: "x", Env: []corev1.EnvVar{val("JAVA_TOOL_OPTIONS", flags)}}},
+		"an empty placeholder":           {c: corev1.Container{Image: "x", Env: []corev1.EnvVar{val("JAVA_TOOL_OPTIONS", "")}}},
+		"other env from envFrom":         {c: corev1.Container{Image: "python:3"}, envFrom: []string{"LOG_LEVEL"}},
+	} {
+		assert.Equal(t, tc.want, MayRunFabric8(tc.c, flags, tc.envFrom), name)
+	}
 }

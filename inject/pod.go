@@ -2,6 +2,7 @@ package inject
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -9,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/proxykit/proxykit/manifest"
-	"github.com/proxykit/proxykit/noproxy"
 )
 
 // containerLists are the pod spec's lists, each of whose containers gets the proxy.
@@ -118,7 +118,8 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 	}
 	fromSources := envFromValues(sources, o.view, o.namespace)
 	proxy := inj.env
-	if inj.mayRunFabric8(c, env, fromSources) {
+	image, _ := c["image"].(string)
+	if MayRunFabric8(corev1.Container{Image: image, Args: containerWords(c), Env: env}, inj.javaFlags, slices.Collect(maps.Keys(fromSources))) {
 		proxy = inj.fabric8Env
 	}
 	merged, notes := MergeEnv(env, proxy, MergeOptions{Override: o.override, MergeNoProxy: o.merge,
@@ -145,19 +146,25 @@ func (inj *injection) container(c map[string]any, o containerOptions) (bool, []s
 // JAVA_TOOL_OPTIONS's, and where a launch script puts it among its own flags is
 // not known, so inject does not rewrite it.
 func (inj *injection) commandLineNote(c map[string]any, where string) []string {
-	var words []string
-	for _, field := range []string{"command", "args"} {
-		list, _ := c[field].([]any)
-		for _, w := range list {
-			if s, ok := w.(string); ok && strings.Contains(s, nonProxyHostsPrefix) {
-				words = append(words, s)
-			}
-		}
-	}
+	words := slices.DeleteFunc(containerWords(c), func(w string) bool { return !strings.Contains(w, nonProxyHostsPrefix) })
 	if inj.javaFlags == "" || len(words) == 0 || !mergeJava(strings.Join(words, " "), inj.javaFlags).lacking {
 		return nil
 	}
 	return []string{where + ": its command line sets -Dhttp.nonProxyHosts, which the JVM reads instead of JAVA_TOOL_OPTIONS's, without the cluster's entries; inject does not rewrite a command line: add them there (the proxy's JAVA_TOOL_OPTIONS, which proxykit env prints, lists them) or move the flag into JAVA_TOOL_OPTIONS"}
+}
+
+// containerWords is a container's command line: its command, then its args.
+func containerWords(c map[string]any) []string {
+	var words []string
+	for _, field := range []string{"command", "args"} {
+		list, _ := c[field].([]any)
+		for _, w := range list {
+			if s, ok := w.(string); ok {
+				words = append(words, s)
+			}
+		}
+	}
+	return words
 }
 
 // hasNamed tells whether a list of maps holds one with this name, or this mountPath.
@@ -198,37 +205,4 @@ func joinJava(own any, flags string, override bool) (string, bool) {
 		return value + " " + flags, true
 	}
 	return flags + " " + value, true
-}
-
-// mayRunFabric8 tells whether a container may run the fabric8 Kubernetes
-// client (noproxy.Fabric8MayRun), by what it sets itself: a JVM option
-// variable (by value, valueFrom or envFrom; not the proxy's JAVA_TOOL_OPTIONS,
-// which inject adds, so that a second run decides as the first), its image's
-// name, or its command. Such a container gets NO_PROXY without bracketed
-// entries.
-func (inj *injection) mayRunFabric8(c map[string]any, env []corev1.EnvVar, fromSources map[string]EnvFromValue) bool {
-	own := map[string]string{}
-	for name := range fromSources {
-		own[name] = "envFrom"
-	}
-	for _, e := range env {
-		switch {
-		case !slices.Contains(noproxy.JavaOptionVariables, e.Name):
-		case e.ValueFrom != nil:
-			own[e.Name] = "valueFrom"
-		case e.Value != inj.javaFlags:
-			own[e.Name] = e.Value
-		}
-	}
-	image, _ := c["image"].(string)
-	var words []string
-	for _, field := range []string{"command", "args"} {
-		list, _ := c[field].([]any)
-		for _, w := range list {
-			if s, ok := w.(string); ok {
-				words = append(words, s)
-			}
-		}
-	}
-	return noproxy.Fabric8MayRun(image, own, words)
 }

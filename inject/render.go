@@ -16,7 +16,7 @@ import (
 type injection struct {
 	enabled      bool
 	env          []corev1.EnvVar // proxykit.proxy.env (with the Services), then proxykit.trust.env
-	fabric8Env   []corev1.EnvVar // env as a container that may run the fabric8 client gets it (mayRunFabric8)
+	fabric8Env   []corev1.EnvVar // env as a container that may run the fabric8 client gets it (MayRunFabric8)
 	javaFlags    string          // env's JAVA_TOOL_OPTIONS: the JVM's flags with proxy.runtimes java, else ""
 	volume       map[string]any  // the trust bundle's volume, nil without proxy.trustedCA
 	mount        map[string]any  // its read-only mount

@@ -1,7 +1,7 @@
 {{- /*
 Which containers may run the fabric8 Kubernetes client (Jenkins' Kubernetes cloud, the
 Spark, Flink, Keycloak and Strimzi operators), in the policies' two languages, as
-inject decides it (noproxy.Fabric8MayRun): such a container gets NO_PROXY without its
+inject decides it (inject.MayRunFabric8): such a container gets NO_PROXY without its
 bracketed entries (proxykit.proxy.env "fabric8"), which fabric8 would throw on for a
 destination no entry matches. TestProxyPoliciesFabric8Words holds the words to Go's.
 */ -}}
@@ -24,7 +24,7 @@ Input: none. Output: JSON list of names.
 
 {{/*
 proxy-policies.cel.mayRunFabric8 — whether container c may run the fabric8 Kubernetes
-client, as inject decides it (noproxy.Fabric8MayRun): it sets a JVM option variable of
+client, as inject decides it (inject.MayRunFabric8): it sets a JVM option variable of
 its own (a valueFrom, or a value other than the proxy's JAVA_TOOL_OPTIONS alone, so
 that a second pass decides as the first), its image's name (not its registry or tag)
 holds a word of noproxy.JVMImageWords (one regular expression over the image: the
