@@ -53,6 +53,9 @@ type Options struct {
 	Values map[string]any
 	// Selector narrows the Pods audited by their labels ("app=web"), as kubectl -l.
 	Selector string
+	// MaxSelectedData bounds, in bytes, the ConfigMaps selected by label that
+	// the audit reads; 0 is MaxSelectedData.
+	MaxSelectedData int
 }
 
 // Finding is a rules.Finding (its Namespace and Object "Pod/NAME" name the
@@ -69,7 +72,7 @@ type Result struct {
 	Pods     int // Pods checked
 	Finished int // Pods left out: finished (Succeeded, Failed) or terminating, they start no container again
 	// Unread names the ConfigMaps selected by label that were not read, past
-	// MaxSelectedData: their calls are not judged.
+	// Options.MaxSelectedData: their calls are not judged.
 	Unread []string
 }
 
@@ -104,7 +107,8 @@ type auditor struct {
 	now       rules.Now         // stale-proxy-env: what the values give a container that starts now
 	owners    map[string]string // "namespace/ReplicaSet" -> "Deployment/name"
 	secrets   map[objectKey]any // a Secret as kept (secret), nil when there is none
-	budget    int               // what is left of MaxSelectedData
+	budget    int               // what is left of Options.MaxSelectedData
+	limit     int               // Options.MaxSelectedData, for the message
 	unread    []string          // the ConfigMaps selected by label past it, since the last page
 }
 
@@ -117,7 +121,11 @@ type objectKey struct {
 // Run audits the Pods that opts name. Errors come from the API server (a
 // missing permission names the resource) or from values the library rejects.
 func Run(ctx context.Context, client kubernetes.Interface, opts Options) (*Result, error) {
-	a := &auditor{ctx: ctx, client: client, cluster: opts.Cluster, owners: map[string]string{}, secrets: map[objectKey]any{}, budget: MaxSelectedData}
+	limit := opts.MaxSelectedData
+	if limit <= 0 {
+		limit = MaxSelectedData
+	}
+	a := &auditor{ctx: ctx, client: client, cluster: opts.Cluster, owners: map[string]string{}, secrets: map[objectKey]any{}, budget: limit, limit: limit}
 	if opts.Values != nil {
 		variables, now, err := rendered(opts.Values)
 		if err != nil {
@@ -191,7 +199,7 @@ func (a *auditor) each(namespace string, list pager.ListPageFunc, fn func(runtim
 // (manifest.SelectsByLabel: Grafana's sidecars) are checked apart, with the
 // ConfigMaps they select, those that select the same ones together (a
 // Deployment's replicas): the calls in them are their containers' alone, and
-// each such set is read once, within the audit's budget (MaxSelectedData).
+// each such set is read once, within the audit's budget (Options.MaxSelectedData).
 func (a *auditor) check(pods []corev1.Pod, sources map[objectKey]any) ([]Finding, error) {
 	var plain []corev1.Pod
 	var out []Finding
@@ -238,7 +246,7 @@ func (a *auditor) readSelected(keys []objectKey, sources map[objectKey]any) ([]a
 	}
 	if size > a.budget {
 		for _, key := range keys {
-			a.unread = append(a.unread, fmt.Sprintf("ConfigMap %s/%s (selected by label; past the %d MiB an audit reads of them)", key.namespace, key.Name, MaxSelectedData>>20))
+			a.unread = append(a.unread, fmt.Sprintf("ConfigMap %s/%s (selected by label; past the %s an audit reads of them)", key.namespace, key.Name, bytesOf(a.limit)))
 		}
 		return nil, false
 	}
@@ -461,4 +469,15 @@ func write(w io.Writer, docs []any) error {
 		}
 	}
 	return nil
+}
+
+// bytesOf writes a size as a person reads it: "64 MiB", "48 KiB", "100 bytes".
+func bytesOf(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

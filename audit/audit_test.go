@@ -343,14 +343,16 @@ func TestAuditJudgesConfigMapsSelectedByLabel(t *testing.T) {
 }
 
 // Pods that select the same ConfigMaps (a Deployment's replicas) read them
-// once: three replicas selecting a 33 MiB ConfigMap stay within the audit's
-// 64 MiB. A second set that would take it past is not read, and is named in
+// once: three replicas selecting a 33 KiB ConfigMap stay within a budget of
+// 64 KiB. A second set that would take it past is not read, and is named in
 // Unread, never judged half-read.
 func TestAuditReadsSelectedConfigMapsOnceWithinABudget(t *testing.T) {
-	// 33 MiB in keys of under 1 MiB each (a ConfigMap's most), the call in one of them
+	// a budget of 64 KiB (as 64 MiB, scaled down: the race detector reads every byte
+	// slowly) and sets of 33 KiB in keys of 1 KiB, the call in one of them
+	const budget = 64 << 10
 	data := map[string]string{"ds.yaml": "url: http://loki-gateway.logging\n"}
 	for i := 0; i < 33; i++ {
-		data[fmt.Sprintf("pad-%02d.yaml", i)] = strings.Repeat("# padding\n", (1<<20)/10)
+		data[fmt.Sprintf("pad-%02d.yaml", i)] = strings.Repeat("# padding\n", (1<<10)/10+1)
 	}
 	selecting := func(name, label string) *corev1.Pod {
 		p := pod(name, "monitoring", "uid-"+name, proxyEnv()...)
@@ -364,7 +366,7 @@ func TestAuditReadsSelectedConfigMapsOnceWithinABudget(t *testing.T) {
 	cluster := facts
 	cluster.Namespaces = []string{"monitoring", "logging"}
 	r, err := Run(context.Background(), fake.NewSimpleClientset(selecting("a-0", "first"), selecting("a-1", "first"), selecting("a-2", "first"),
-		selecting("b-0", "second"), cm("first-ds", "first"), cm("second-ds", "second")), Options{Cluster: cluster})
+		selecting("b-0", "second"), cm("first-ds", "first"), cm("second-ds", "second")), Options{Cluster: cluster, MaxSelectedData: budget})
 	require.NoError(t, err)
 	judged := map[string]int{}
 	for _, f := range r.Findings {
@@ -373,5 +375,11 @@ func TestAuditReadsSelectedConfigMapsOnceWithinABudget(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]int{"Pod/a-0": 2, "Pod/a-1": 2, "Pod/a-2": 2}, judged, "the replicas read the first set once, within the budget")
-	assert.Equal(t, []string{"ConfigMap monitoring/second-ds (selected by label; past the 64 MiB an audit reads of them)"}, r.Unread)
+	assert.Equal(t, []string{"ConfigMap monitoring/second-ds (selected by label; past the 64 KiB an audit reads of them)"}, r.Unread)
+}
+
+func TestBytesOfNamesTheBudget(t *testing.T) {
+	for n, want := range map[int]string{MaxSelectedData: "64 MiB", 48 << 10: "48 KiB", 1<<20 + 1<<10: "1025 KiB", 100: "100 bytes"} {
+		assert.Equal(t, want, bytesOf(n))
+	}
 }
