@@ -149,20 +149,21 @@ Output: the NO_PROXY string, written out as it goes (linear in the entries). The
 {{- define "proxykit.noProxy.join" -}}
 {{- $seen := dict -}}
 {{- $first := true -}}
-{{- $bracketed := list -}}
-{{- $extra := .extra -}}
-{{- $all := list .entries -}}
-{{- range $at := keys $extra | sortAlpha }}{{ $all = append $all (index $extra $at) }}{{ end -}}
-{{- range $entries := $all -}}
-  {{- range $entry := $entries -}}
+{{- /* lists by position ("" first, then extra's), and the bracketed entries by their
+       order: never appended to a list, which copies it each time */ -}}
+{{- $groups := merge (dict "" .entries) .extra -}}
+{{- $bracketed := dict -}}
+{{- range $at := keys $groups | sortAlpha -}}
+  {{- range $entry := index $groups $at -}}
     {{- if hasPrefix "[" $entry -}}
-      {{- $bracketed = append $bracketed $entry -}}
+      {{- $_ := set $bracketed (printf "%09d" (len $bracketed)) $entry -}}
     {{- else if not (hasKey $seen $entry) -}}
       {{- $_ := set $seen $entry true }}{{ if not $first }},{{ end }}{{ $entry }}{{ $first = false -}}
     {{- end -}}
   {{- end -}}
 {{- end -}}
-{{- range $entry := $bracketed -}}
+{{- range $at := keys $bracketed | sortAlpha -}}
+  {{- $entry := index $bracketed $at -}}
   {{- if not (hasKey $seen $entry) }}{{ $_ := set $seen $entry true }}{{ if not $first }},{{ end }}{{ $entry }}{{ $first = false }}{{ end -}}
 {{- end -}}
 {{- end -}}
@@ -287,9 +288,11 @@ urllib, which compares the bracketed host text, is what loses them.
 Input:  a NO_PROXY string. Output: the string.
 */}}
 {{- define "proxykit.noProxy.forFabric8" -}}
-{{- $keep := list -}}
-{{- range $entry := splitList "," . }}{{ if not (hasPrefix "[" $entry) }}{{ $keep = append $keep $entry }}{{ end }}{{ end -}}
-{{- join "," $keep -}}
+{{- /* written out as it goes: appending to a list copies it */ -}}
+{{- $first := true -}}
+{{- range $entry := splitList "," . -}}
+  {{- if not (hasPrefix "[" $entry) }}{{ if not $first }},{{ end }}{{ $entry }}{{ $first = false }}{{ end -}}
+{{- end -}}
 {{- end -}}
 
 {{/*
