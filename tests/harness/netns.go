@@ -25,8 +25,8 @@ type Netns struct {
 }
 
 // Run runs script (bash, after the namespace is set up and the echo server
-// answers) and returns its output. Background processes the script starts
-// end with it. The test binary must play PlayRole's roles (its TestMain).
+// answers) and returns its output. Every process the script starts ends with
+// it. The test binary must play PlayRole's roles (its TestMain).
 func (n Netns) Run(t *testing.T, script string) string {
 	t.Helper()
 	for _, tool := range []string{"unshare", "ip", "curl"} {
@@ -52,7 +52,9 @@ func (n Netns) Run(t *testing.T, script string) string {
 	fmt.Fprintf(&b, "for i in $(seq 100); do curl -q -s -o /dev/null --noproxy '*' http://127.0.0.1:%s/ && break; sleep 0.1; done\nset +e\n", n.EchoPorts[0])
 	b.WriteString(script)
 	b.WriteString("\nexit 0\n")
-	args := []string{"--map-root-user", "--net", "--mount", "bash", "-c", b.String()}
+	// its own PID namespace too, whose processes the kernel ends with bash: daemons
+	// a script starts in a subshell (squid, the KDC) are no jobs of it, and outlived it
+	args := []string{"--map-root-user", "--net", "--mount", "--pid", "--fork", "--mount-proc", "bash", "-c", b.String()}
 	if n.RealRoot {
 		require.Zero(t, os.Geteuid(), "this test runs daemons that switch users (squid): run it as root, as CI does")
 		args = args[1:]
