@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +13,8 @@ import (
 
 	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/proxytest"
+
+	"github.com/proxykit/proxykit/internal/worktime"
 )
 
 // hostileSizes are a few bytes or a few megabytes of manifest that once made
@@ -96,7 +97,7 @@ func TestInjectAndCheckBoundedWork(t *testing.T) {
 			}
 		}()
 		defer func() { close(done); peak[name] = <-sampled }()
-		began := cpuTime(t)
+		began := worktime.Used()
 		out, result, err := inject.Stream([]byte(stream), inject.Options{Values: values, Namespace: "shop"})
 		notes[name] = result.Notes
 		if err == nil {
@@ -107,7 +108,7 @@ func TestInjectAndCheckBoundedWork(t *testing.T) {
 		m, perr := proxytest.Parse(stream)
 		require.NoError(t, perr)
 		proxytest.Check(m, proxytest.WithCluster(facts))
-		return cpuTime(t) - began, err
+		return worktime.Used() - began, err
 	}
 	small, err := measure("small", inputs["small"])
 	require.NoError(t, err)
@@ -129,11 +130,4 @@ func TestInjectAndCheckBoundedWork(t *testing.T) {
 	}
 	assert.Contains(t, strings.Join(notes["60,000 URLs in one file"], "\n"), "Pod/p container c: not read for calls, so none of its hosts was added to NO_PROXY: ConfigMap/hosts key urls.txt, mounted at /etc/h (60000 hosts)")
 	assert.Contains(t, strings.Join(notes["15,000 URLs in 30 files"], "\n"), "Pod/p container c: not read for calls, so none of its hosts was added to NO_PROXY: 13976 more hosts past the first 1024 the container calls (from ConfigMap/hosts02 key urls.txt, mounted at /etc/h02 on)")
-}
-
-// cpuTime is the CPU time the test process has used, user and system.
-func cpuTime(t *testing.T) time.Duration {
-	var ru syscall.Rusage
-	require.NoError(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
