@@ -15,11 +15,13 @@ import (
 
 	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestMakeTestRunsEveryPackage: `make test` names every package of the module; a
 // new package must join its list.
 func TestMakeTestRunsEveryPackage(t *testing.T) {
+	harness.Parallel(t)
 	makefile, err := os.ReadFile(fixture.Path("Makefile"))
 	require.NoError(t, err)
 	cmd := exec.Command("go", "list", "-tags", "integration", "./...")
@@ -29,7 +31,7 @@ func TestMakeTestRunsEveryPackage(t *testing.T) {
 	unit := regexp.MustCompile(`(?m)^UNIT_PACKAGES := (.*)$`).FindStringSubmatch(string(makefile))
 	require.NotNil(t, unit, "the Makefile lists its packages in UNIT_PACKAGES")
 	units := " " + unit[1] + " "
-	assert.Regexp(t, `(?m)^test:.*\n(?:\t.*\n)*\t\$\(TESTTIMES\) -record \$\(BIN\)/test-times.json -- \$\(GO\) test -json -count=1 -race \$\(UNIT_PACKAGES\)[ &]`, string(makefile), "make test runs UNIT_PACKAGES")
+	assert.Regexp(t, `(?m)^test:.*\n(?:\t.*\n)*\t(?:GOGC=\$\(TEST_GOGC\) )?\$\(TESTTIMES\) -record \$\(BIN\)/test-times.json -- \$\(GO\) test -json -count=1 -race \$\(UNIT_PACKAGES\)[ &]`, string(makefile), "make test runs UNIT_PACKAGES")
 	for _, pkg := range strings.Fields(string(out)) {
 		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, "github.com/proxykit/proxykit"), "/")
 		switch {
@@ -38,7 +40,8 @@ func TestMakeTestRunsEveryPackage(t *testing.T) {
 		case rel == "tests/fixture": // no tests of its own: the two suites below use it
 		case strings.HasPrefix(rel, "tests"):
 			// the render tests and the integration suites share one go test line, with the build tag
-			assert.Regexp(t, `\$\(GO\) test -json -count=1 -tags integration -parallel 4 -timeout \$\(TEST_TIMEOUT\)( \./[\w/]+/)* \./`+regexp.QuoteMeta(rel)+`/( \./[\w/]+/)*[\n;]`, string(makefile), "make test runs %s with the integration build tag", pkg)
+			assert.Regexp(t, `(?m)^SUITE_FLAGS = -tags integration `, string(makefile), "the suites' flags carry the build tag")
+			assert.Regexp(t, `\$\(GO\) test -json -count=1 \$\(SUITE_FLAGS\)( \./[\w/]+/)* \./`+regexp.QuoteMeta(rel)+`/( \./[\w/]+/)*[\n;]`, string(makefile), "make test runs %s with the integration build tag", pkg)
 		default:
 			top := strings.SplitN(rel, "/", 2)[0]
 			assert.Contains(t, units, " ./"+top+"/... ", "make test runs %s", pkg)
@@ -51,6 +54,7 @@ func TestMakeTestRunsEveryPackage(t *testing.T) {
 // and so renders charts that need a recent Kubernetes (Kyverno's wants >=1.25),
 // as a released helm does; built without Helm's flags it said v1.20.0.
 func TestHelmCLIKnowsTheKubernetesVersion(t *testing.T) {
+	harness.Parallel(t)
 	dir := t.TempDir()
 	require.NoError(t, os.MkdirAll(dir+"/templates", 0o755))
 	require.NoError(t, os.WriteFile(dir+"/Chart.yaml", []byte("apiVersion: v2\nname: modern\nversion: 0.1.0\nkubeVersion: \">=1.25.0-0\"\n"), 0o644))
@@ -67,6 +71,7 @@ func TestHelmCLIKnowsTheKubernetesVersion(t *testing.T) {
 // (`make suite AREA=node`) cover every test of this package, each in exactly
 // one area, so that a newcomer finds a suite by what it proves.
 func TestEveryIntegrationTestHasAnArea(t *testing.T) {
+	harness.Parallel(t)
 	makefile, err := os.ReadFile(fixture.Path("Makefile"))
 	require.NoError(t, err)
 	areas := map[string]*regexp.Regexp{}
