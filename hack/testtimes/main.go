@@ -4,7 +4,11 @@
 // budget is watched where it is spent.
 //
 //	testtimes -record FILE -- go test -json ./...   run, print, append the times to FILE
-//	testtimes -report FILE [-n 10]                  print the n slowest tests of FILE
+//	testtimes -report FILE [-n 10] [-held HELD]     print the n slowest tests of FILE
+//
+// A test that waited for one of the suite's slots (tests/harness.Parallel)
+// counts the wait in go test's time; HELD, where the harness wrote how long
+// each test held its slot, gives its time without the wait.
 package main
 
 import (
@@ -42,10 +46,11 @@ func main() {
 	recordTo := flag.String("record", "", "run the command after --, and append its tests' times to this file")
 	report := flag.String("report", "", "print the slowest tests this file holds")
 	n := flag.Int("n", 10, "how many to report")
+	held := flag.String("held", "", "report the time a test held its slot (tests/harness.HeldVar's file), where it has one")
 	flag.Parse()
 	switch {
 	case *report != "":
-		if err := printSlowest(os.Stdout, *report, *n); err != nil {
+		if err := printSlowest(os.Stdout, *report, *held, *n); err != nil {
 			fmt.Fprintln(os.Stderr, "testtimes:", err)
 			os.Exit(2)
 		}
@@ -150,25 +155,32 @@ func appendRecords(file string, records []record) error {
 }
 
 // printSlowest prints the n slowest tests of file, top-level tests only (a
-// subtest's time is in its parent's).
-func printSlowest(w io.Writer, file string, n int) error {
-	f, err := os.Open(file)
+// subtest's time is in its parent's), each test's time in held where it has
+// one (held may be "" or missing: none has).
+func printSlowest(w io.Writer, file, held string, n int) error {
+	records, err := readRecords(file)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	slots := map[[2]string]float64{}
+	if held != "" {
+		kept, err := readRecords(held)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		for _, r := range kept {
+			slots[[2]string{r.Package, r.Test}] = r.Seconds
+		}
+	}
 	var all []record
-	dec := json.NewDecoder(f)
-	for {
-		var r record
-		if err := dec.Decode(&r); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			return fmt.Errorf("%s: %w", file, err)
+	for _, r := range records {
+		if isSubtest(r.Test) {
+			continue
 		}
-		if !isSubtest(r.Test) {
-			all = append(all, r)
+		if seconds, ok := slots[[2]string{r.Package, r.Test}]; ok {
+			r.Seconds = seconds
 		}
+		all = append(all, r)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Seconds > all[j].Seconds })
 	fmt.Fprintf(w, "the %d slowest tests:\n", min(n, len(all)))
@@ -176,6 +188,26 @@ func printSlowest(w io.Writer, file string, n int) error {
 		fmt.Fprintf(w, "%8s  %s %s\n", time.Duration(r.Seconds*float64(time.Second)).Round(100*time.Millisecond), r.Package, r.Test)
 	}
 	return nil
+}
+
+// readRecords reads a file of JSON records, one after another.
+func readRecords(file string) ([]record, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var all []record
+	dec := json.NewDecoder(f)
+	for {
+		var r record
+		if err := dec.Decode(&r); errors.Is(err, io.EOF) {
+			return all, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		all = append(all, r)
+	}
 }
 
 func isSubtest(name string) bool {

@@ -40,8 +40,18 @@ func TestRelayAndReport(t *testing.T) {
 	require.NoError(t, appendRecords(file, records[:2]))
 	require.NoError(t, appendRecords(file, records[2:]))
 	var report bytes.Buffer
-	require.NoError(t, printSlowest(&report, file, 2))
+	require.NoError(t, printSlowest(&report, file, "", 2))
 	assert.Equal(t, "the 2 slowest tests:\n    7.5s  p TestB\n      2s  p TestA\n", report.String())
+
+	// a test that waited for a slot is reported with the time it held it
+	held := filepath.Join(t.TempDir(), "held.json")
+	require.NoError(t, os.WriteFile(held, []byte(`{"package":"p","test":"TestB","seconds":1.5}`+"\n"+`{"package":"x","test":"TestA","seconds":9}`+"\n"), 0o644))
+	report.Reset()
+	require.NoError(t, printSlowest(&report, file, held, 2))
+	assert.Equal(t, "the 2 slowest tests:\n      2s  p TestA\n    1.5s  p TestB\n", report.String())
+	report.Reset()
+	require.NoError(t, printSlowest(&report, file, filepath.Join(t.TempDir(), "none.json"), 1), "no held file: go test's times")
+	assert.Equal(t, "the 1 slowest tests:\n    7.5s  p TestB\n", report.String())
 }
 
 // run returns the command's exit status and records what it ran.

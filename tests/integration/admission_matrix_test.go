@@ -165,12 +165,12 @@ func (c admissionCell) injects(ns string, want bool) bool {
 // must reach every copy) and uninstalls (the Secrets that running Pods read
 // stay). The two run in parallel, on a control plane each.
 func TestAdmissionMatrixNative(t *testing.T) {
-	t.Parallel() // slow and independent: overlaps the other slow tests
+	harness.Parallel(t) // slow and independent: overlaps the other slow tests
 	runAdmissionMatrix(t, admissionEngines[:1], false)
 }
 
 func TestAdmissionMatrixKyverno(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	runAdmissionMatrix(t, admissionEngines[1:], true)
 }
 

@@ -42,7 +42,7 @@ type auditRow struct {
 // the others, stale-proxy-env on injected Pods after a network is added, and
 // PolicyReports the API server accepts with the real PolicyReport CRD.
 func TestAudit(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	cp := harness.StartControlPlane(t)
 	ctx := context.Background()
 	objects := newObjectClient(t, cp)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestCallReaderOnPublishedCharts measures the call reader (proxytest's Calls,
@@ -23,7 +24,7 @@ import (
 // false alarm in check and a needless NO_PROXY entry in inject; one it misses,
 // a false green. The figures are in the log and in the CHANGELOG.
 func TestCallReaderOnPublishedCharts(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	charts := []struct {
 		name, dir, namespace string
 		set                  []string

@@ -27,7 +27,7 @@ func celSizeValues(n int) string {
 // expression's growth per entry (every entry from h1000 on is 17 characters
 // with its comma), then proven on both sides, in four renders.
 func TestNativePolicyAtTheCELSizeLimit(t *testing.T) {
-	t.Parallel() // slow and independent: overlaps the other slow tests
+	harness.Parallel(t) // slow and independent: overlaps the other slow tests
 	renders := func(n int) bool {
 		_, err := fixture.TryRender(t, fixture.ProxyPolicies, celSizeValues(n))
 		return err == nil

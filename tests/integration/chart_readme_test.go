@@ -12,12 +12,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestChartREADMEsAreUpToDate: each published chart's README.md is what
 // helm-docs (built from its Go module by `make tools`) generates from its
 // README.md.gotmpl and the `# --` comments in values.yaml. `make docs` refreshes them.
 func TestChartREADMEsAreUpToDate(t *testing.T) {
+	harness.Parallel(t)
 	helmDocs := fixture.Path("bin", "helm-docs")
 	_, err := os.Stat(helmDocs)
 	require.NoError(t, err, "bin/helm-docs is missing: run `make tools`")

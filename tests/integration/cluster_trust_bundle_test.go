@@ -25,7 +25,7 @@ import (
 // clusterTrustBundle projected volume hands a Pod (TestKubeletRunsPodsThroughTheDropIns
 // runs one).
 func TestClusterTrustBundleOnTheAPIServer(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	cp := harness.StartControlPlane(t)
 	cp.EnsureNamespace(t, "org-acme")
 	ca, _ := fixture.NewCA(t, "corp intercepting proxy")

@@ -14,13 +14,14 @@ import (
 
 	"github.com/proxykit/proxykit/internal/testfs"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestConsumerOutsideTheRepository: a chart author's chart and test module in a
 // directory of its own, with one import of proxytest, passes `go test` and
 // fails it when a container loses its proxy.
 func TestConsumerOutsideTheRepository(t *testing.T) {
-	t.Parallel() // slow and independent: overlaps the other slow tests
+	harness.Parallel(t) // slow and independent: overlaps the other slow tests
 	dir := filepath.Join(t.TempDir(), "my-chart")
 	testfs.CopyTree(t, fixture.ConsumerApp, dir, "charts")
 	// the test reads ../providers/*.yaml: give it a providers folder beside the chart

@@ -35,7 +35,7 @@ var credentialPasswords = []string{
 // mitmproxy (Debian's), asking for exactly those with Basic auth, lets each client
 // through to an echo server inside a private network namespace.
 func TestClientsReadTheProxyCredentials(t *testing.T) {
-	t.Parallel() // slow and independent: overlaps the other slow tests
+	harness.Parallel(t) // slow and independent: overlaps the other slow tests
 	self, err := os.Executable()
 	require.NoError(t, err)
 	deno, bun, fetchClient := fetchRuntimes(t)

@@ -33,7 +33,7 @@ import (
 // gave the proxy is judged against the Secret inject emitted; a container's own
 // variables, kept on purpose, are never compared.
 func TestDayTwoWithCredentials(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	cp := harness.StartControlPlane(t)
 	ctx := context.Background()
 	for _, ns := range []string{"apps", "outside", "shop", fixture.Namespace} {

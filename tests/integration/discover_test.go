@@ -109,7 +109,7 @@ func hasWarning(res discover.Result, parts ...string) bool {
 // forbidden sources included. The values it prints go through `proxykit noproxy`
 // and the NO_PROXY is judged with Go's httpproxy.
 func TestDiscover(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	cp := harness.StartControlPlane(t)
 	ctx := context.Background()
 	objects := newObjectClient(t, cp)

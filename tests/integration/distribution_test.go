@@ -96,7 +96,7 @@ func objects(t *testing.T, manifests string) []map[string]any {
 // registry and from an HTTP repository on loopback, and renders the same
 // objects as the example in the repository; every packaged chart installs as is.
 func TestDistribution(t *testing.T) {
-	t.Parallel() // slow and independent: overlaps the other slow tests
+	harness.Parallel(t) // slow and independent: overlaps the other slow tests
 	dist := packageDist(t)
 	var archives []string
 	for _, name := range []string{"proxykit", "chart-operator", "cluster-proxy", "proxy-policies", "http-proxy", "proxy-relay"} {

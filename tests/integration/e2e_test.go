@@ -44,7 +44,7 @@ type e2eRelease struct {
 // on stored Pods (the admission matrix runs every engine and configuration).
 // `make e2e` runs it with the matrix.
 func TestE2E(t *testing.T) {
-	t.Parallel() // slow and independent: overlaps the other slow tests
+	harness.Parallel(t) // slow and independent: overlaps the other slow tests
 	began := time.Now()
 	cp := harness.StartControlPlane(t)
 	t.Logf("etcd + kube-apiserver ready in %s", cp.StartedIn.Round(time.Millisecond))

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/mod/zip"
 
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestGoInstallTheCLI proves the documented install, `go install
@@ -25,7 +26,7 @@ import (
 // its dependencies come from the local module cache, so nothing is fetched.
 // It installs what is committed (HEAD), as a clean clone in CI has it.
 func TestGoInstallTheCLI(t *testing.T) {
-	t.Parallel() // slow and independent: overlaps the other slow tests
+	harness.Parallel(t) // slow and independent: overlaps the other slow tests
 	const modulePath = "github.com/proxykit/proxykit"
 	version := "v0.16.0-local." + time.Now().UTC().Format("20060102150405")
 	proxy := t.TempDir()

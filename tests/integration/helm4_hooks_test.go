@@ -34,7 +34,7 @@ import (
 // upgrade with a rotated password writes the Secret afresh before the hook runs
 // again.
 func TestHelm4InstallsHooksWithCredentials(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	cp := harness.StartControlPlane(t)
 	cp.EnsureNamespace(t, "shop")
 	env4 := helm4Plugin(t, proxykitCLI(t))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // helmTemplate runs `<binary> template` and returns the objects by Kind/name.
@@ -34,6 +35,7 @@ func helmTemplate(t *testing.T, binary, chart, valuesFile string) map[string]any
 // in process through proxytest, which the render tests use: all three give the
 // same objects, so the fast render tests judge what users' helm renders.
 func TestHelm3AndHelm4RenderTheSame(t *testing.T) {
+	harness.Parallel(t)
 	helm3, helm4 := fixture.Path("bin", "helm"), fixture.Path("bin", "helm4")
 	_, err := os.Stat(helm4)
 	require.NoError(t, err, "bin/helm4 is missing: run `make tools`")

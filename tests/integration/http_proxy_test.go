@@ -23,7 +23,7 @@ import (
 // CONNECT to a port not listed are refused, and with an upstream the traffic
 // goes through a second tinyproxy that requires the credentials.
 func TestHTTPProxyRunsTheRenderedConfig(t *testing.T) {
-	t.Parallel() // slow and independent: overlaps the other slow tests
+	harness.Parallel(t) // slow and independent: overlaps the other slow tests
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)

@@ -18,6 +18,7 @@ import (
 	"github.com/proxykit/proxykit/noproxy"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestInjectCoversWhatChartsCall runs tests/testdata/callers, a chart that keeps
@@ -31,7 +32,7 @@ import (
 // is green on Helm 4's render and names only the hook under Helm 3, and a NO_PROXY
 // written by hand without the calls is caught with the file they are in.
 func TestInjectCoversWhatChartsCall(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	bin := proxykitCLI(t)
 	env4, env3 := helm4Plugin(t, bin), newHelmHome(t).env
 	values := filepath.Join(t.TempDir(), "proxy-values.yaml")

@@ -15,6 +15,7 @@ import (
 	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestHelmUsersSeeWhatInjectDid: what inject says reaches a Helm user through
@@ -26,7 +27,7 @@ import (
 // post-renderer's standard error, and under Helm 4 the plugin's error becomes
 // Helm's own.
 func TestHelmUsersSeeWhatInjectDid(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	bin := proxykitCLI(t)
 	env4, env3 := helm4Plugin(t, bin), newHelmHome(t).env
 	chart := t.TempDir()

@@ -103,7 +103,7 @@ var injectValuesCredentials = strings.ReplaceAll(injectValuesPlain, "http://prox
 // NO_PROXY written by hand without the Services is caught; credentials stay in
 // the Secret inject adds.
 func TestInjectUnownedCharts(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	bin := proxykitCLI(t)
 	env4, env3 := helm4Plugin(t, bin), newHelmHome(t).env
 	charts := []struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // jvmProperties starts the real JVM with JAVA_TOOL_OPTIONS and returns the system
@@ -40,6 +41,7 @@ func jvmProperties(t *testing.T, javaToolOptions string) map[string]string {
 // nonProxyHosts pattern, "|" and "*" included), the own -D flags after them win,
 // and an own quoted value keeps its space.
 func TestJavaToolOptionsThroughTheRealJVM(t *testing.T) {
+	harness.Parallel(t)
 	_, err := exec.LookPath("java")
 	require.NoError(t, err, "java is missing: `make debian-packages` installs default-jdk-headless")
 	own := `-Dapp.title="a b|c" -Dhttp.proxyPort=9999 -Xmx64m`
@@ -69,6 +71,7 @@ app:
 // engine injects (inject and the engines are held equal by the admission matrix),
 // read by the real JVM (issue 37).
 func TestOverrideExistingWinsInTheRealJVM(t *testing.T) {
+	harness.Parallel(t)
 	_, err := exec.LookPath("java")
 	require.NoError(t, err, "java is missing: `make debian-packages` installs default-jdk-headless")
 	stream := `apiVersion: v1

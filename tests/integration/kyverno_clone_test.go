@@ -13,12 +13,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestKyvernoClonesTheProxySecret runs the generate rule in `kyverno test`: a new
 // namespace gets a byte-exact copy of the proxy Secret from the release
 // namespace (Kyverno labels its copies managed-by: kyverno).
 func TestKyvernoClonesTheProxySecret(t *testing.T) {
+	harness.Parallel(t)
 	r := fixture.Render(t, fixture.ProxyPolicies, fixture.CredentialValues(t, map[string]any{"defaults": nil, "kyverno": map[string]any{"policyKind": "ClusterPolicy"}}))
 	secretName := fixture.Release + "-proxy-credentials"
 	source := string(fixture.Find(t, r, "Secret", secretName).Raw)

@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestKyvernoNeverEvaluatesValues: Kyverno substitutes {{ ... }} and $( ... ) in
@@ -17,6 +18,7 @@ import (
 // Kyverno, naming the key; the characters values may hold reach the Pods
 // literally through the real engine.
 func TestKyvernoNeverEvaluatesValues(t *testing.T) {
+	harness.Parallel(t)
 	for _, tc := range []struct{ values, key string }{
 		{`proxy: {http: "http://p:3128", noProxy: ["{{request.object.metadata.name}}"]}`, "proxy.noProxy"},
 		{`proxy: {http: "http://{{request.namespace}}.proxy:3128"}`, "proxy.http"},

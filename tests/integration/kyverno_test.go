@@ -19,6 +19,7 @@ import (
 	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // kyvernoBinary is the CLI that `make tools` builds from tools/kyverno; a missing
@@ -99,6 +100,7 @@ func assertInjection(t *testing.T, before, after corev1.Pod, proxyEnv []corev1.E
 }
 
 func TestKyvernoInjectsProxyEnv(t *testing.T) {
+	harness.Parallel(t)
 	cases := fixture.PodCases()
 	var pods []corev1.Pod
 	for _, c := range cases {
@@ -113,6 +115,7 @@ func TestKyvernoInjectsProxyEnv(t *testing.T) {
 }
 
 func TestKyvernoOverrideExisting(t *testing.T) {
+	harness.Parallel(t)
 	own := fixture.Pod("own", "apps", nil,
 		fixture.Ctr("app", fixture.Val("TZ", "UTC"), fixture.Val("HTTP_PROXY", "http://own:8080"), fixture.ConfigMapRef("HTTPS_PROXY", "proxy", "url")),
 		fixture.Ctr("bare"))
@@ -128,6 +131,7 @@ func TestKyvernoOverrideExisting(t *testing.T) {
 // variables, and the proxy's flags win over older ones of its own), once: a
 // second pass leaves the Pod as the first made it.
 func TestKyvernoJavaToolOptions(t *testing.T) {
+	harness.Parallel(t)
 	values := strings.Replace(fixture.PolicyValuesPlain, "proxy:\n", "proxy:\n  runtimes: [java]\n", 1) + "policy: {overrideExisting: true}\n"
 	var parsed map[string]any
 	require.NoError(t, fixture.YAMLUnmarshal(values, &parsed))
@@ -145,6 +149,7 @@ func TestKyvernoJavaToolOptions(t *testing.T) {
 }
 
 func TestKyvernoCredentials(t *testing.T) {
+	harness.Parallel(t)
 	values := strings.Replace(fixture.PolicyValuesPlain,
 		"http: http://proxy.corp.example:3128\n  https: http://proxy.corp.example:3129",
 		`http: "http://svc-user:Zq%40w%25&+@proxy.corp.example:3128"`+"\n"+`  https: "http://svc-user:Zq%40w%25&+@proxy.corp.example:3129"`, 1)
@@ -165,6 +170,7 @@ func TestKyvernoCredentials(t *testing.T) {
 }
 
 func TestKyvernoNamespaceInclude(t *testing.T) {
+	harness.Parallel(t)
 	in := fixture.Pod("in-team", "team-a", nil, fixture.Ctr("app"))
 	out := fixture.Pod("elsewhere", "apps", nil, fixture.Ctr("app"))
 	mutated := kyvernoApply(t, fixture.PolicyValuesPlain+"namespaces: {include: [team-*]}\n", []corev1.Pod{in, out})

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestKyvernoInjectsTheTrust: with proxy.trustedCA the real Kyverno engine adds
@@ -18,6 +19,7 @@ import (
 // every container, init and ephemeral container, keeping a container's own mount
 // at that path and leaving opted-out Pods alone.
 func TestKyvernoInjectsTheTrust(t *testing.T) {
+	harness.Parallel(t)
 	ca, _ := fixture.NewCA(t, "corp")
 	values := strings.Replace(fixture.PolicyValuesPlain, "proxy:\n", "proxy:\n  trustedCA: "+fixture.YAMLQuote(ca)+"\n", 1)
 	require.Contains(t, values, "trustedCA")
@@ -73,6 +75,7 @@ func TestKyvernoInjectsTheTrust(t *testing.T) {
 // mount too, but only in a Pod that has the bundle volume (a subresource update
 // cannot add volumes, and a mount without its volume would be rejected).
 func TestKyvernoMountsTheTrustInDebugContainers(t *testing.T) {
+	harness.Parallel(t)
 	ca, _ := fixture.NewCA(t, "corp")
 	values := strings.Replace(fixture.PolicyValuesPlain, "proxy:\n", "proxy:\n  trustedCA: "+fixture.YAMLQuote(ca)+"\n", 1)
 	policy := fixture.DecodePolicy(t, fixture.Render(t, fixture.ProxyPolicies, values+fixture.ClusterPolicyKind), "inject-proxy-env")

@@ -4,15 +4,15 @@ package integration
 
 import (
 	"fmt"
-	"strings"
-
-	"github.com/proxykit/proxykit/tests/fixture"
-
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // allCharts is every chart in the repository: the library, the ready charts,
@@ -27,6 +27,7 @@ func allCharts(t *testing.T) []string {
 // TestHelmLintStrict lints every chart the way chart-testing does: once per
 // ci/*-values.yaml when the chart has such files, else with its own values.
 func TestHelmLintStrict(t *testing.T) {
+	harness.Parallel(t)
 	for _, dir := range allCharts(t) {
 		rel, _ := filepath.Rel(fixture.Root, dir)
 		valuesFiles, _ := filepath.Glob(filepath.Join(dir, "ci", "*-values.yaml"))
@@ -48,6 +49,7 @@ func TestHelmLintStrict(t *testing.T) {
 }
 
 func TestSchemasNameATypoBeforeTheTemplates(t *testing.T) {
+	harness.Parallel(t)
 	for _, chart := range []string{fixture.ChartOperator, fixture.ClusterProxy, fixture.ProxyPolicies} {
 		for _, set := range []string{"cluster.podCIDR=10.0.0.0/8", "proxy.no_proxy=a", "global.proxy.htps=x", "cluster.proxy.trustedCa=x"} {
 			t.Run(chart[strings.LastIndex(chart, "/")+1:]+"/"+set, func(t *testing.T) {

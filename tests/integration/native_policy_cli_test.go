@@ -12,6 +12,7 @@ import (
 
 	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestNativePolicyCELWithKyvernoCLI runs the MutatingAdmissionPolicy through the
@@ -26,6 +27,7 @@ import (
 // policy.mergeNoProxy switched off; the admission matrix runs the default in
 // the API server.
 func TestNativePolicyCELWithKyvernoCLI(t *testing.T) {
+	harness.Parallel(t)
 	r := fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+"policy: {mergeNoProxy: false}\n")
 	var docs []string
 	for _, kind := range []string{"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {

@@ -263,7 +263,9 @@ func (n *kubeletNode) run(t *testing.T, script string) {
 	_, err = fmt.Fprintf(control, "{ source %q; } >>run.log 2>&1; touch %q\n", file, done)
 	control.Close()
 	require.NoError(t, err)
-	deadline := time.Now().Add(60 * time.Second)
+	// a step may start daemons (the relay's squids and KDC) while every suite and
+	// package test runs beside it on two cores
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		if _, err := os.Stat(done); err == nil {
 			return

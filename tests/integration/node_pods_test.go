@@ -100,7 +100,7 @@ var (
 // password shows in the kubelet's event. The echo server, which tells proxied
 // requests by the proxy's Via header, and the proxies' logs are the judges.
 func TestKubeletRunsPodsThroughTheDropIns(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	cp := harness.StartControlPlane(t)
 	cp.EnsureNamespace(t, "apps")
 	began := time.Now()

@@ -57,7 +57,7 @@ type nodePull struct {
 // the node trusts the proxy's CA as cluster-proxy installs it, and fails on the
 // certificate before.
 func TestContainerdPullsThroughTheDropIn(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	for _, tool := range []string{"containerd", "runc", "tinyproxy", "systemd-analyze"} {
 		_, err := exec.LookPath(tool)
 		require.NoError(t, err, "%s is missing: `make debian-packages` installs it", tool)

@@ -297,7 +297,7 @@ func fetchRuntimes(t *testing.T) (deno, bun, script string) {
 // every client, target and NO_PROXY exactly what the proxy saw. The JVM and
 // Node.js also run with the environment the library renders for proxy.runtimes.
 func TestNoProxyModelsMatchRealClients(t *testing.T) {
-	t.Parallel() // slow and independent: overlaps the other slow tests
+	harness.Parallel(t) // slow and independent: overlaps the other slow tests
 	for _, tool := range []string{"tinyproxy", "wget", "/usr/bin/python3", "ruby", "busybox", "php", "php-cgi"} {
 		_, err := exec.LookPath(tool)
 		require.NoError(t, err, "%s is missing: `make debian-packages` installs it", tool)

@@ -46,7 +46,7 @@ func buildGRPCClients(t *testing.T) (current, v170 string) {
 // lists; package noproxy predicts every call, and tinyproxy's log counts the
 // proxied ones.
 func TestGRPCModelsMatchRealClients(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	_, err := exec.LookPath("tinyproxy")
 	require.NoError(t, err, "tinyproxy is missing: `make debian-packages` installs it")
 	out, err := exec.Command("/usr/bin/python3", "-c", "import grpc").CombinedOutput()

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // debianPython is Debian's python3; `make test` installs it when it is missing.
@@ -60,6 +61,7 @@ print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())
 // Debian's Python against it: urllib compares the URL's host text, brackets
 // included, so only the bracketed forms the library adds keep IPv6 traffic direct.
 func TestIPv6LiteralsReachPythonDirect(t *testing.T) {
+	harness.Parallel(t)
 	noProxy := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, `
 proxy: {http: "http://proxy.corp:3128", noProxy: ["fd00:1::53", "[fd00:1::54]", "[fd00:1::55]:5000"]}
 cluster:

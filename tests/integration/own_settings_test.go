@@ -15,6 +15,7 @@ import (
 	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // ownSettingsPods are the containers' own settings the rules treat: empty
@@ -58,7 +59,7 @@ func ownSettingsPods() []corev1.Pod {
 // admission matrix admits ownSettingsPods with every engine, merged (the
 // default) and kept.
 func TestOwnSettingsAreOneBehaviour(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	pods := ownSettingsPods()
 	for _, r := range []inject.MergeOptions{{}, {MergeNoProxy: true}, {Override: true}, {Override: true, MergeNoProxy: true}} {
 		name := "keep"

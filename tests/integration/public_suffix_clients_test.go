@@ -24,7 +24,7 @@ import (
 // suffixes as Services, namespaces and calls: every public host under them
 // still goes through tinyproxy, and the Service by its .svc name goes direct.
 func TestPublicSuffixesStayBehindTheProxy(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	var values map[string]any
 	require.NoError(t, yaml.Unmarshal([]byte("proxy: {http: \"http://127.0.0.1:3128\", https: \"http://127.0.0.1:3128\", runtimes: [java]}\n"+
 		"cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}\n"), &values))

@@ -39,7 +39,7 @@ const (
 // restarted (the time it takes is logged); and no credential is in any Pod
 // spec, only in the relay's Secrets.
 func TestRelayRunsOnTheNode(t *testing.T) {
-	t.Parallel()
+	harness.Parallel(t)
 	cp := harness.StartControlPlane(t)
 	cp.EnsureNamespace(t, "apps")
 	cp.EnsureNamespace(t, relayNS)

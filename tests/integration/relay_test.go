@@ -71,6 +71,7 @@ var relayClients = map[string]string{
 // password, and the next request after the Secret's file changes uses the new
 // one; Kerberos tickets shorter than the test are renewed.
 func TestRelayAuthenticatesToUpstreams(t *testing.T) {
+	harness.Parallel(t)
 	relayBin := filepathBin("proxykit-relay")
 	_, err := os.Stat(relayBin)
 	require.NoError(t, err, "`make tools` builds bin/proxykit-relay")

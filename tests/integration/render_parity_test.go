@@ -11,11 +11,13 @@ import (
 
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 )
 
 // TestCLIAndSDKRenderTheSame keeps the fast in-process renderer honest: the helm
 // CLI that users run must produce the same objects from the same values.
 func TestCLIAndSDKRenderTheSame(t *testing.T) {
+	harness.Parallel(t)
 	for name, values := range map[string]string{
 		"plain":       fixture.PlainProxy + "defaults: {env: [{name: TZ, value: UTC}, {name: PORT, value: 8080}]}\n",
 		"credentials": fixture.CredentialValues(t, nil),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/tests/fixture"
+	"github.com/proxykit/proxykit/tests/harness"
 	"github.com/proxykit/proxykit/tests/harness/systemdenv"
 )
 
@@ -20,6 +21,7 @@ import (
 // hostile passwords that a proxy URL may carry (%-escapes, specifiers, quotes,
 // $, backslash-free shell syntax) arrive byte for byte in every variable.
 func TestSystemdDropInThroughSystemdsParser(t *testing.T) {
+	harness.Parallel(t)
 	_, err := exec.LookPath("systemd-analyze")
 	require.NoError(t, err, "systemd-analyze is missing: `make debian-packages` installs systemd")
 	refused, read := 0, 0

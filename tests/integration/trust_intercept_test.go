@@ -28,7 +28,7 @@ import (
 // the CA, what trust-manager's Bundle with useDefaultCAs holds) each fetches an
 // HTTPS page through the proxy; without them each fails on the certificate.
 func TestClientsTrustTheInterceptingProxy(t *testing.T) {
-	t.Parallel() // slow and independent: overlaps the other slow tests
+	harness.Parallel(t) // slow and independent: overlaps the other slow tests
 	for _, tool := range []string{"curl", "/usr/bin/python3"} {
 		_, err := exec.LookPath(tool)
 		require.NoError(t, err, "%s is missing: `make debian-packages` installs it", tool)

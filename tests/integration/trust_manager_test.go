@@ -37,7 +37,7 @@ import (
 // public roots (trust-manager's default package, here Debian's bundle) and the
 // proxy's CA under the key the Pods' mount reads.
 func TestTrustManagerFillsTheBundle(t *testing.T) {
-	t.Parallel() // slow and independent: overlaps the other slow tests
+	harness.Parallel(t) // slow and independent: overlaps the other slow tests
 	cp := harness.StartControlPlane(t)
 	for _, ns := range []string{"org-acme", "apps"} {
 		cp.EnsureNamespace(t, ns)
