@@ -20,6 +20,7 @@ KUBECTL   := $(BIN)/kubectl
 CRDS      := $(BIN)/crds.stamp
 CHARTS    := $(BIN)/charts.stamp
 TESTTIMES := $(BIN)/testtimes
+CHART_DEPS := $(BIN)/chart-deps.stamp
 RELAY     := $(BIN)/proxykit-relay
 DIST      := dist
 
@@ -223,21 +224,28 @@ publish: package
 ## clients, live control planes, the helm CLIs, the registry), the example consumer chart's
 ## own test module and the distributions' (tests/distros: each distribution's own parser);
 ## it ends with the ten slowest tests (hack/testtimes)
-test: tools yamllint node-modules $(TESTTIMES)
-	@# a library archive vendored by an earlier run may be stale: the packages' examples would render it;
-	@# every chart gets a fresh one here, before any test binary starts, as none may rewrite a chart's
-	@# charts/ folder while another reads it (the integration suites skip their own update then)
-	rm -f charts/*/charts/proxykit-*.tgz examples/*/charts/proxykit-*.tgz tests/testdata/*/charts/proxykit-*.tgz
-	@for dir in $(CHART_DIRS); do $(HELM) dependency update --skip-refresh $$dir >/dev/null || exit 1; done
+test: tools yamllint node-modules $(TESTTIMES) $(CHART_DEPS)
 	@rm -f $(BIN)/test-times.json
 	@# the packages (with the race detector) beside the render tests and the integration suites, which
-	@# wait on the processes they start for a quarter of their time: the packages' CPU fills it
-	GOGC=$(TEST_GOGC) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -count=1 -race $(UNIT_PACKAGES) & units=$$!; \
+	@# wait on the processes they start for a quarter of their time: the packages' CPU fills it;
+	@# go test's cache keeps a package's result while nothing its tests read changed (its code, its
+	@# dependencies', the files and variables they read: their tests read no other input), where
+	@# the suites, whose tools read charts and binaries the cache cannot see, run every time
+	GOGC=$(TEST_GOGC) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -race $(UNIT_PACKAGES) & units=$$!; \
 	PROXYKIT_CHART_DEPS_FRESH=1 $(SUITE_ENV) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -count=1 $(SUITE_FLAGS) ./tests/ ./tests/harness/ ./tests/harness/systemdenv/ ./tests/integration/; suites=$$?; \
 	wait $$units && test $$suites = 0
 	cd examples/consumer-app && $(GO) test -count=1 ./...
 	cd tests/distros && $(GO) test -count=1 ./...
 	@$(TESTTIMES) -report $(BIN)/test-times.json -held $(HELD)
+
+# a library archive vendored by an earlier run may be stale: the packages' examples would render it;
+# every chart gets a fresh one before any test binary starts, as none may rewrite a chart's charts/
+# folder while another reads it (the integration suites skip their own update then); only when the
+# library or a chart's dependencies changed, so that go test's cache still sees the archives it read
+$(CHART_DEPS): $(shell find library/proxykit -type f) $(addsuffix /Chart.yaml,$(CHART_DIRS)) | $(HELM)
+	rm -f charts/*/charts/proxykit-*.tgz examples/*/charts/proxykit-*.tgz tests/testdata/*/charts/proxykit-*.tgz
+	@for dir in $(CHART_DIRS); do $(HELM) dependency update --skip-refresh $$dir >/dev/null || exit 1; done
+	@touch $@
 
 # testtimes runs go test -json, prints it as go test prints, and reports the slowest tests
 $(TESTTIMES): hack/testtimes/main.go
