@@ -98,9 +98,12 @@ func run(file string, args []string) int {
 
 // relay prints a go test -json stream as go test prints without -v: a
 // failing test's output, the packages' summary lines and build errors (a line
-// that is no event is copied as it is); it collects the finished tests.
+// that is no event is copied as it is); it collects the finished tests, but not
+// those of a package whose result came from go test's cache, which replays an
+// earlier run's times: they took none of this one.
 func relay(r io.Reader, w io.Writer) ([]record, error) {
 	var records []record
+	cached := map[string]bool{}
 	buffered := map[string]string{} // package and test -> its output so far
 	s := bufio.NewScanner(r)
 	s.Buffer(make([]byte, 1<<20), 16<<20)
@@ -119,6 +122,9 @@ func relay(r io.Reader, w io.Writer) ([]record, error) {
 				buffered[key] += e.Output
 			} else if !verboseOnly(e.Output) {
 				fmt.Fprint(w, e.Output)
+				if strings.HasSuffix(e.Output, "\t(cached)\n") {
+					cached[e.Package] = true
+				}
 			}
 		case "pass", "fail", "skip":
 			if e.Action == "fail" {
@@ -130,7 +136,13 @@ func relay(r io.Reader, w io.Writer) ([]record, error) {
 			}
 		}
 	}
-	return records, s.Err()
+	ran := records[:0]
+	for _, r := range records {
+		if !cached[r.Package] {
+			ran = append(ran, r)
+		}
+	}
+	return ran, s.Err()
 }
 
 // verboseOnly tells a package-level line that go test prints only with -v,

@@ -12,7 +12,8 @@ import (
 )
 
 // A go test -json stream prints as go test prints it, and the times of its
-// top-level tests are reported slowest first; a build error's line passes through.
+// top-level tests are reported slowest first; a build error's line passes through,
+// and a package whose result go test's cache gave has no times of this run.
 func TestRelayAndReport(t *testing.T) {
 	stream := `{"Action":"run","Package":"p","Test":"TestA"}
 {"Action":"output","Package":"p","Test":"TestA","Output":"=== RUN   TestA\n"}
@@ -26,6 +27,8 @@ func TestRelayAndReport(t *testing.T) {
 {"Action":"output","Package":"q","Output":"ok  \tq\t0.1s\n"}
 {"Action":"pass","Package":"p","Test":"TestB/sub","Elapsed":7.4}
 {"Action":"pass","Package":"q","Test":"TestC","Elapsed":0.1}
+{"Action":"pass","Package":"c","Test":"TestCached","Elapsed":99}
+{"Action":"output","Package":"c","Output":"ok  \tc\t(cached)\n"}
 {"Action":"output","Package":"p","Output":"FAIL\tp\t9.6s\n"}
 {"Action":"fail","Package":"p","Elapsed":9.6}
 # q: build failed
@@ -33,8 +36,8 @@ func TestRelayAndReport(t *testing.T) {
 	var out bytes.Buffer
 	records, err := relay(strings.NewReader(stream), &out)
 	require.NoError(t, err)
-	assert.Equal(t, "=== RUN   TestA\n    a_test.go:3: boom\n--- FAIL: TestA (2.00s)\nok  \tq\t0.1s\nFAIL\tp\t9.6s\n# q: build failed\n", out.String(), "as go test prints without -v")
-	require.Len(t, records, 4)
+	assert.Equal(t, "=== RUN   TestA\n    a_test.go:3: boom\n--- FAIL: TestA (2.00s)\nok  \tq\t0.1s\nok  \tc\t(cached)\nFAIL\tp\t9.6s\n# q: build failed\n", out.String(), "as go test prints without -v")
+	require.Len(t, records, 4, "a cached package's replayed times are not this run's")
 
 	file := filepath.Join(t.TempDir(), "times.json")
 	require.NoError(t, appendRecords(file, records[:2]))
