@@ -1,10 +1,8 @@
 package proxykit
 
 import (
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -55,23 +53,14 @@ func TestLayers(t *testing.T) {
 	}
 }
 
-// readGoFiles reads every Go file of the module (tests/ and tools/ aside), so
-// that go test's cache, which sees the files a test opens but not those go list
-// reads for it, reruns TestLayers when an import changes anywhere: make test
-// keeps a package's result while nothing it read changed.
+// readGoFiles reads the product's Go files, whose imports go list reads for
+// TestLayers, so that go test's cache, which sees the files a test opens but not
+// those go list reads for it, reruns TestLayers when an import changes anywhere:
+// make test keeps a package's result while nothing it read changed.
 func readGoFiles(t *testing.T) {
 	t.Helper()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && path != "." && (strings.HasPrefix(d.Name(), ".") || path == "tests" || path == "tools" || path == "bin" || path == "dist") {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() && strings.HasSuffix(path, ".go") {
-			_, err = os.ReadFile(path)
-		}
-		return err
-	})
-	require.NoError(t, err)
+	for _, path := range productGoFiles(t) {
+		_, err := os.ReadFile(path)
+		require.NoError(t, err)
+	}
 }

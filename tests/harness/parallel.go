@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
 	"runtime/debug"
@@ -154,7 +155,7 @@ func readHeld(file, pkg string) map[string]float64 {
 	}
 	all := map[[2]string]float64{}
 	lines := 0
-	for sc := bufio.NewScanner(strings.NewReader(string(data))); sc.Scan(); lines++ {
+	for sc := bufio.NewScanner(bytes.NewReader(data)); sc.Scan(); lines++ {
 		var r heldRecord
 		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Test != "" {
 			all[[2]string{r.Package, r.Test}] = r.Seconds
