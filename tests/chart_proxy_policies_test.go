@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/noproxy"
@@ -49,24 +50,24 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 		assert.Equal(t, map[string]string{"proxykit.io/inject": "false"}, excluded[4].Resources.Annotations)
 
 		if rule.Name == "record-proxy-config" {
-			// the record, in the Pod's metadata only: a strategic merge there cannot reorder containers
-			assert.Equal(t, map[string]any{"metadata": map[string]any{"annotations": map[string]any{"proxykit.io/proxy-config": fixture.Record(t, fixture.PolicyValuesPlain)}}},
-				rule.Mutate.PatchStrategicMerge)
+			// the record, in the Pod's metadata only, by a JSON patch (Kyverno makes the annotations map)
+			var ops []map[string]any
+			require.NoError(t, yaml.Unmarshal([]byte(rule.Mutate.PatchesJSON6902), &ops))
+			assert.Equal(t, []map[string]any{{"op": "add", "path": "/metadata/annotations/proxykit.io~1proxy-config", "value": fixture.Record(t, fixture.PolicyValuesPlain)}}, ops)
+			assert.Nil(t, rule.Mutate.PatchStrategicMerge)
 			continue
 		}
-		if strings.HasPrefix(rule.Name, "drop-public-") {
-			continue // TestProxyPoliciesMergeDropsPublicEntries
-		}
-		// one JSON patch per container, never strategic merge
-		require.Len(t, rule.Mutate.Foreach, 1, rule.Name)
+		// one JSON patch per container, never strategic merge; the merge's rule then drops
+		// public entries (TestProxyPoliciesMergeDropsPublicEntries)
+		require.Len(t, rule.Mutate.Foreach, map[bool]int{true: 2, false: 1}[strings.HasPrefix(rule.Name, "inject-create-") || strings.HasPrefix(rule.Name, "inject-debug-")], rule.Name)
 		assert.Contains(t, rule.Mutate.Foreach[0].PatchesJSON6902, "op: add")
 	}
 	assert.Equal(t, []string{
-		"inject-create-containers", "drop-public-create-containers",
-		"inject-create-init-containers", "drop-public-create-init-containers",
-		"inject-create-ephemeral-containers", "drop-public-create-ephemeral-containers",
-		"inject-debug-ephemeral-containers", "drop-public-debug-ephemeral-containers",
-		"record-proxy-config"}, names, "policy.mergeNoProxy by default: each list's merge, then its drop")
+		"inject-create-containers", "inject-plain-create-containers",
+		"inject-create-init-containers", "inject-plain-create-init-containers",
+		"inject-create-ephemeral-containers", "inject-plain-create-ephemeral-containers",
+		"inject-debug-ephemeral-containers", "inject-plain-debug-ephemeral-containers",
+		"record-proxy-config"}, names, "each list's merge (and its drop: policy.mergeNoProxy by default), then the plain path of the Pods without own settings")
 	assert.False(t, fixture.Has(r, "ClusterPolicy", "inject-proxy-env-secret"), "no credentials, nothing to clone")
 }
 
@@ -80,10 +81,10 @@ func TestProxyPoliciesOverrideRulesComeFirst(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{
-		"override-create-containers", "inject-create-containers", "drop-public-create-containers",
-		"override-create-init-containers", "inject-create-init-containers", "drop-public-create-init-containers",
-		"override-create-ephemeral-containers", "inject-create-ephemeral-containers", "drop-public-create-ephemeral-containers",
-		"override-debug-ephemeral-containers", "inject-debug-ephemeral-containers", "drop-public-debug-ephemeral-containers",
+		"override-create-containers", "inject-create-containers", "inject-plain-create-containers",
+		"override-create-init-containers", "inject-create-init-containers", "inject-plain-create-init-containers",
+		"override-create-ephemeral-containers", "inject-create-ephemeral-containers", "inject-plain-create-ephemeral-containers",
+		"override-debug-ephemeral-containers", "inject-debug-ephemeral-containers", "inject-plain-debug-ephemeral-containers",
 		"record-proxy-config",
 	}, names)
 }
@@ -142,7 +143,7 @@ func TestProxyPoliciesNative(t *testing.T) {
 // the public suffix table from a variable (CEL parses 100,000 code points per
 // expression at most, and the table is 75,000; a variable is evaluated only
 // when read, so a Pod without own settings never reads it); the ClusterPolicy
-// in drop-public rules after the rules that merge. Without the merge there is
+// in foreach entries of the inject rules, after the merge. Without the merge there is
 // neither. TestOwnSettingsAreOneBehaviour runs them through the Kyverno CLI and
 // the API server against inject.
 func TestProxyPoliciesMergeDropsPublicEntries(t *testing.T) {
@@ -171,27 +172,27 @@ func TestProxyPoliciesMergeDropsPublicEntries(t *testing.T) {
 	assert.NotContains(t, off.Spec.Mutations[0].JSONPatch.Expression, "variables.psl")
 
 	clusterPolicy := fixture.Render(t, fixture.ProxyPolicies, merged+fixture.ClusterPolicyKind)
-	// the drop-public rules write the table into each JMESPath expression (a filter sees no
-	// variable): eight times with proxy.runtimes java, within what etcd stores (1.5 MiB)
+	// the inject rules' drop entries write the table into each JMESPath expression (a filter
+	// sees no variable): eight times with proxy.runtimes java, within what etcd stores (1.5 MiB)
 	assert.Less(t, len(fixture.Find(t, clusterPolicy, "ClusterPolicy", "inject-proxy-env").Raw), 1<<20)
 	p := fixture.DecodePolicy(t, clusterPolicy, "inject-proxy-env")
 	var names []string
 	for _, rule := range p.Spec.Rules {
 		names = append(names, rule.Name)
-		if strings.HasPrefix(rule.Name, "drop-public-") {
-			require.Len(t, rule.Mutate.Foreach, 2, "NO_PROXY and its twin, then the JVM's option variables")
-			for _, f := range rule.Mutate.Foreach {
+		if strings.HasPrefix(rule.Name, "inject-create-") || strings.HasPrefix(rule.Name, "inject-debug-") {
+			require.Len(t, rule.Mutate.Foreach, 3, "the merge, then the drop from NO_PROXY and its twin, then from the JVM's option variables")
+			for _, f := range rule.Mutate.Foreach[1:] {
 				assert.Equal(t, 1, strings.Count(fmt.Sprint(f.Foreach), table), "the table once per patch")
 			}
 		}
 	}
 	assert.Equal(t, []string{
-		"join-java-create-containers", "java-options-create-containers", "inject-create-containers", "drop-public-create-containers",
-		"join-java-create-init-containers", "java-options-create-init-containers", "inject-create-init-containers", "drop-public-create-init-containers",
-		"join-java-create-ephemeral-containers", "java-options-create-ephemeral-containers", "inject-create-ephemeral-containers", "drop-public-create-ephemeral-containers",
-		"join-java-debug-ephemeral-containers", "java-options-debug-ephemeral-containers", "inject-debug-ephemeral-containers", "drop-public-debug-ephemeral-containers",
+		"join-java-create-containers", "java-options-create-containers", "inject-create-containers", "inject-plain-create-containers",
+		"join-java-create-init-containers", "java-options-create-init-containers", "inject-create-init-containers", "inject-plain-create-init-containers",
+		"join-java-create-ephemeral-containers", "java-options-create-ephemeral-containers", "inject-create-ephemeral-containers", "inject-plain-create-ephemeral-containers",
+		"join-java-debug-ephemeral-containers", "java-options-debug-ephemeral-containers", "inject-debug-ephemeral-containers", "inject-plain-debug-ephemeral-containers",
 		"record-proxy-config",
-	}, names, "the drop after the rules that merge, which it reads")
+	}, names, "the drop in the rule that merges last, after the merge")
 }
 
 func TestProxyPoliciesScope(t *testing.T) {

@@ -87,12 +87,18 @@ func startKyverno(t testing.TB, cp *harness.ControlPlane, o *objectClient) []int
 			"--clientRateLimitQPS=300", "--clientRateLimitBurst=600", "--disableLogColor"}
 	}
 	port := harness.FreePort(t)
-	admission := harness.StartProcessEnv(t, dir, env, "kyverno-admission-controller", append(common("kyverno-admission-controller"),
+	args := append(common("kyverno-admission-controller"),
 		fmt.Sprintf("--serverIP=127.0.0.1:%d", port),
 		"--webhookServerHost=127.0.0.1", fmt.Sprintf("--webhookServerPort=%d", port),
 		"--caSecretName="+kyvernoCASecret, "--tlsSecretName="+kyvernoTLSSecret,
 		"--backgroundServiceAccountName=system:serviceaccount:kyverno:kyverno-background-controller",
-		"--admissionReports=false", "--webhookRegistrationTimeout=30s")...)
+		"--admissionReports=false", "--webhookRegistrationTimeout=30s")
+	// PROXYKIT_KYVERNO_PROFILE=PORT serves the admission controller's pprof on
+	// 127.0.0.1:PORT, for profiling the policies (docs/testing.md)
+	if p := os.Getenv("PROXYKIT_KYVERNO_PROFILE"); p != "" {
+		args = append(args, "--profile", "--profileAddress=127.0.0.1", "--profilePort="+p)
+	}
+	admission := harness.StartProcessEnv(t, dir, env, "kyverno-admission-controller", args...)
 	background := harness.StartProcessEnv(t, dir, append(env[:len(env):len(env)], "KYVERNO_SERVICEACCOUNT_NAME=kyverno-background-controller",
 		"KYVERNO_DEPLOYMENT=kyverno-background-controller", "KYVERNO_POD_NAME=kyverno-background-controller-local"),
 		"kyverno-background-controller", common("kyverno-background-controller")...)

@@ -107,30 +107,8 @@ map(&p, map(&{p: trim(@, ' '), star: starts_with(trim(@, ' '), '*'), colon: cont
 {{- end -}}
 
 {{/*
-proxy-policies.kyverno.dropPublicNeeded — whether a Pod holds a value the drop-public rule
-reads (proxy-policies.kyverno.dropPublic): a plain NO_PROXY or no_proxy longer than the
-cluster's (or fabric8's and more, but not the cluster's), or a JAVA_TOOL_OPTIONS with more -Dhttp.nonProxyHosts flags than the proxy's.
-Input: as proxy-policies.kyverno.dropPublic. Output: a Kyverno variable ({{ ... }}) that is true or false.
-*/}}
-{{- define "proxy-policies.kyverno.dropPublicNeeded" -}}
-{{- $flag := "-Dhttp.nonProxyHosts=" -}}
-{{- $tests := list -}}
-{{- if .noProxy -}}
-  {{- $merged := printf "length(value || '') > `%d`" (len .noProxy) -}}
-  {{- with .fabric8NoProxy -}}
-    {{- /* or fabric8's NO_PROXY and more (the cluster's, which starts with it, is not merged) */ -}}
-    {{- $merged = printf "(%s || (starts_with(value || '', '%s,') && !starts_with(value || '', '%s')))" $merged . $.noProxy -}}
-  {{- end -}}
-  {{- $tests = append $tests (printf "length(request.object.spec.%s[].env[?(name == 'NO_PROXY' || name == 'no_proxy') && %s][] || `[]`) > `0`" .list $merged) -}}
-{{- end -}}
-{{- if .java }}{{ $tests = append $tests (printf "length(request.object.spec.%s[].env[?name == 'JAVA_TOOL_OPTIONS' && length(split(value || '', '%s')) > `%d`][] || `[]`) > `0`" .list $flag (len (splitList $flag .java))) }}{{ end -}}
-{{- if .javaVars }}{{ $tests = append $tests (printf "length(request.object.spec.%s[].env[?contains(%s, name) && contains(value || '', '%s')][] || `[]`) > `0`" .list (printf "['%s']" (join "', '" .javaVars)) $flag) }}{{ end -}}
-{{ "{{" }} {{ join " || " $tests }} {{ "}}" }}
-{{- end -}}
-
-{{/*
-proxy-policies.kyverno.dropPublic — the ClusterPolicy's drop-public rule (policy.mergeNoProxy),
-after the rules that merge: from every merged NO_PROXY and no_proxy (the cluster's entries,
+proxy-policies.kyverno.dropPublic — the ClusterPolicy's drop of public entries (policy.mergeNoProxy),
+foreach entries of its inject rule after the merges: from every merged NO_PROXY and no_proxy (the cluster's entries,
 then the own ones it lacked) the own entries that send public hosts around the proxy or hold
 a password are dropped, and from a merged JAVA_TOOL_OPTIONS (the proxy's flags, the own
 value, then the -Dhttp.nonProxyHosts the merge appended) the patterns of that last flag that
