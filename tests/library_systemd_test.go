@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -140,4 +142,27 @@ func envFileNames(text string) []string {
 		names = append(names, name)
 	}
 	return names
+}
+
+// TestSystemdVariables: the variables a machine gets as a map, unescaped: exactly
+// what the drop-in gives systemd once systemd has read it (a password's quote,
+// percent sign and dollar included), and nothing when no URL reaches a node.
+func TestSystemdVariables(t *testing.T) {
+	for name, values := range map[string]string{
+		"credentials":          fixture.CredentialValues(t, nil),
+		"runtimes":             plainWith("runtimes: [java, node]"),
+		"a quote and a dollar": "proxy: {http: \"http://u:it's$w%40@p:3128\"}\ncluster: {requireNetworks: false}",
+	} {
+		t.Run(name, func(t *testing.T) {
+			var parsed map[string]any
+			require.NoError(t, fixture.YAMLUnmarshal(values, &parsed))
+			var vars map[string]string
+			require.NoError(t, json.Unmarshal([]byte(fixture.Include(t, parsed, proxykit.Call{Helper: "proxykit.systemd.variables"})), &vars))
+			_, env := parseDropIn(t, fixture.Helpers(t, fixture.Render(t, fixture.Fixture, values))["dropIn"])
+			assert.Equal(t, env, vars)
+		})
+	}
+	for _, off := range []map[string]any{nil, {"proxy": map[string]any{"existingSecret": "corp"}}} {
+		assert.Equal(t, "{}", fixture.Include(t, off, proxykit.Call{Helper: "proxykit.systemd.variables"}), "%v", off)
+	}
 }

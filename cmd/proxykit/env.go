@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -15,7 +16,7 @@ import (
 var envFormats = map[string]string{
 	"dotenv":  "proxykit.systemd.environmentFile", // NAME="value": what systemd's EnvironmentFile= and shells both read alike
 	"shell":   "proxykit.systemd.envFile",
-	"yaml":    "proxykit.systemd.envFile", // its lines read back into a map
+	"yaml":    "proxykit.systemd.variables", // a JSON map, written as YAML
 	"systemd": "proxykit.systemd.dropIn",
 }
 
@@ -50,37 +51,25 @@ func (o *envOptions) run(context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.format.value == "yaml" {
+		if out, err = variablesYAML(out); err != nil {
+			return fmt.Errorf("proxykit env: %s: %w", helper, err)
+		}
+	}
 	if strings.TrimSpace(out) == "" {
 		return usagef("the proxy is off: set proxy.http or proxy.https")
 	}
-	out = strings.TrimLeft(out, "\n")
-	switch o.format.value {
-	case "yaml":
-		vars, err := readEnvFile(out)
-		if err != nil {
-			return err
-		}
-		b, err := yaml.Marshal(vars)
-		if err != nil {
-			return err
-		}
-		out = string(b)
-	}
-	_, err = io.WriteString(o.Out, out)
+	_, err = io.WriteString(o.Out, strings.TrimLeft(out, "\n"))
 	return err
 }
 
-// readEnvFile reads the `export NAME='value'` lines of proxykit.systemd.envFile,
-// whose values are single-quoted: a quote inside closes the quoting, is escaped
-// with a backslash and opens it again.
-func readEnvFile(text string) (map[string]string, error) {
-	vars := map[string]string{}
-	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
-		name, quoted, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
-		if !ok || len(quoted) < 2 || quoted[0] != '\'' || quoted[len(quoted)-1] != '\'' {
-			return nil, fmt.Errorf("proxykit env: the library's environment file has a line this version cannot read")
-		}
-		vars[name] = strings.ReplaceAll(quoted[1:len(quoted)-1], `'\''`, "'")
+// variablesYAML writes proxykit.systemd.variables' JSON map as YAML: nothing when
+// the map is empty (the proxy is off).
+func variablesYAML(jsonMap string) (string, error) {
+	var vars map[string]string
+	if err := json.Unmarshal([]byte(jsonMap), &vars); err != nil || len(vars) == 0 {
+		return "", err
 	}
-	return vars, nil
+	b, err := yaml.Marshal(vars)
+	return string(b), err
 }

@@ -83,7 +83,25 @@ Output: one NAME="value" line per variable, as proxykit.systemd.dropIn lists the
 {{- end -}}
 
 {{/*
-proxykit.systemd.values — every variable a machine gets, by name, for the two helpers above.
+proxykit.systemd.variables — the variables a machine gets, by name and unescaped: what
+proxykit.systemd.dropIn and the two files above write (`proxykit env --format yaml`).
+Input:  dict "context" $
+Output: JSON map of name -> value, only the variables set; {} when no proxy URL is set.
+*/}}
+{{- define "proxykit.systemd.variables" -}}
+{{- include "proxykit.resolve.settings" (dict "args" . "helper" "proxykit.systemd.variables") -}}
+{{- $s := .context.proxykitSettings -}}
+{{- $set := dict -}}
+{{- if or $s.http $s.https -}}
+{{- range $name, $value := include "proxykit.systemd.values" $s | fromJson -}}
+  {{- if $value }}{{ $_ := set $set $name $value }}{{ end -}}
+{{- end -}}
+{{- end -}}
+{{- toJson $set -}}
+{{- end -}}
+
+{{/*
+proxykit.systemd.values — every variable a machine gets, by name, for the helpers above.
 Input:  the settings map of proxykit.resolve.settings. Output: JSON map of name -> value ("" when unset).
 */}}
 {{- define "proxykit.systemd.values" -}}
