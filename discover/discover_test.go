@@ -84,3 +84,19 @@ func TestAMissingFactIsWarnedAbout(t *testing.T) {
 	assert.Empty(t, res.Cluster.PodCIDRs)
 	assert.Contains(t, res.Warnings, "cluster.podCIDRs: no source names it (kube-system/kubeadm-config, Calico IPPools, Cilium's cilium-config, OpenShift's Network, the Nodes' spec.podCIDRs); set it to the cluster's")
 }
+
+// A Cluster API Cluster without networks is warned about key by key, always in the
+// same order (the pod network first), so that two runs print the same text.
+func TestCAPIWarningsKeepTheirOrder(t *testing.T) {
+	cluster := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{}}}
+	for range 20 {
+		r := &reader{ctx: context.Background()}
+		_, err := r.capiFacts("Cluster ns/c", cluster)
+		require.EqualError(t, err, "Cluster ns/c names no pod or service network")
+		assert.Equal(t, []string{
+			"cluster.podCIDRs: Cluster ns/c sets no spec.clusterNetwork.pods.cidrBlocks",
+			"cluster.serviceCIDRs: Cluster ns/c sets no spec.clusterNetwork.services.cidrBlocks",
+			"cluster.domain: Cluster ns/c sets no spec.clusterNetwork.serviceDomain; cluster.local assumed (kubeadm's default)",
+		}, r.warnings[:3])
+	}
+}

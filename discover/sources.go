@@ -263,10 +263,15 @@ func (r *reader) capi(ref string) (*Result, error) {
 // plane endpoint.
 func (r *reader) capiFacts(object string, cluster *unstructured.Unstructured) (*Result, error) {
 	res := &Result{Sources: map[string][]string{}, Cluster: Facts{Metadata: true, PodCIDRs: []string{}, ServiceCIDRs: []string{}, NodeCIDRs: []string{}}}
-	for key, path := range map[string][]string{
-		"podCIDRs":     {"spec", "clusterNetwork", "pods", "cidrBlocks"},
-		"serviceCIDRs": {"spec", "clusterNetwork", "services", "cidrBlocks"},
+	// in this order, so that the warnings come in the same order on every run
+	for _, network := range []struct {
+		key  string
+		path []string
+	}{
+		{"podCIDRs", []string{"spec", "clusterNetwork", "pods", "cidrBlocks"}},
+		{"serviceCIDRs", []string{"spec", "clusterNetwork", "services", "cidrBlocks"}},
 	} {
+		key, path := network.key, network.path
 		raw, _, _ := unstructured.NestedStringSlice(cluster.Object, path...)
 		cidrs := r.cidrs(object, strings.Join(path, "."), raw)
 		if len(cidrs) == 0 {
