@@ -2,8 +2,8 @@
 // helpers in-process with the Helm SDK.
 //
 // NO_PROXY composition, resolution and validation live only in the library's
-// templates; Go code (package proxytest, the proxykit CLI) calls Include to get
-// them, so Go and Helm can never disagree.
+// templates; Go code (package proxytest, the proxykit CLI, inject) asks them through
+// Ask, one render for many helper calls, so Go and Helm can never disagree.
 package proxykit
 
 import (
