@@ -27,6 +27,25 @@ import (
 // root is the repository, two folders up.
 var root, _ = filepath.Abs(filepath.Join("..", ".."))
 
+// userCopy copies cluster-proxy and the library beside it, as the repository holds
+// them, into a folder of the test's and builds the chart's dependency there: the
+// library as it is now, and never a write into the repository's charts/ folder,
+// whose archive and times the packages' cached test results depend on.
+func userCopy(t *testing.T, helm string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, part := range []string{filepath.Join("charts", "cluster-proxy"), filepath.Join("library", "proxykit")} {
+		if err := os.CopyFS(filepath.Join(dir, part), os.DirFS(filepath.Join(root, part))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chart := filepath.Join(dir, "charts", "cluster-proxy")
+	if out, err := exec.Command(helm, "dependency", "build", chart).CombinedOutput(); err != nil {
+		t.Fatalf("helm dependency build: %v\n%s", err, out)
+	}
+	return chart
+}
+
 // renderSecrets renders cluster-proxy with values through bin/helm, as a user
 // would, and returns its Secrets' and ConfigMaps' data by name.
 func renderSecrets(t *testing.T, values string) map[string]map[string][]byte {
@@ -39,11 +58,8 @@ func renderSecrets(t *testing.T, values string) map[string]map[string][]byte {
 	if err := os.WriteFile(file, []byte(values), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(helm, "dependency", "build", filepath.Join(root, "charts", "cluster-proxy"))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("helm dependency build: %v\n%s", err, out)
-	}
-	out, err := exec.Command(helm, "template", "nodes", filepath.Join(root, "charts", "cluster-proxy"), "-f", file).CombinedOutput()
+	chart := userCopy(t, helm)
+	out, err := exec.Command(helm, "template", "nodes", chart, "-f", file).CombinedOutput()
 	if err != nil {
 		t.Fatalf("helm template: %v\n%s", err, out)
 	}
