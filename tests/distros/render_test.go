@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"net/url"
@@ -17,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,33 +26,50 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// root is the repository, two folders up.
-var root, _ = filepath.Abs(filepath.Join("..", ".."))
+// root is the repository, two folders up; helm its CLI, which `make tools` builds.
+var (
+	root, _ = filepath.Abs(filepath.Join("..", ".."))
+	helm    = filepath.Join(root, "bin", "helm")
+)
 
 // userCopy copies cluster-proxy and the library beside it, as the repository holds
-// them, into a folder of the test's and builds the chart's dependency there: the
-// library as it is now, and never a write into the repository's charts/ folder,
-// whose archive and times the packages' cached test results depend on.
-func userCopy(t *testing.T, helm string) string {
-	t.Helper()
-	dir := t.TempDir()
+// them, into a folder of the package's and builds the chart's dependency there,
+// once for every render: the library as it is now, and never a write into the
+// repository's charts/ folder, whose archive and times the packages' cached test
+// results depend on. TestMain removes the folder.
+var userCopy = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "distros-cluster-proxy")
+	if err != nil {
+		return "", err
+	}
+	copyDir = dir
 	for _, part := range []string{filepath.Join("charts", "cluster-proxy"), filepath.Join("library", "proxykit")} {
 		if err := os.CopyFS(filepath.Join(dir, part), os.DirFS(filepath.Join(root, part))); err != nil {
-			t.Fatal(err)
+			return "", err
 		}
 	}
 	chart := filepath.Join(dir, "charts", "cluster-proxy")
 	if out, err := exec.Command(helm, "dependency", "build", chart).CombinedOutput(); err != nil {
-		t.Fatalf("helm dependency build: %v\n%s", err, out)
+		return "", fmt.Errorf("helm dependency build: %v\n%s", err, out)
 	}
-	return chart
+	return chart, nil
+})
+
+// copyDir is userCopy's folder, "" until it has made one.
+var copyDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if copyDir != "" {
+		_ = os.RemoveAll(copyDir)
+	}
+	os.Exit(code)
 }
 
 // renderSecrets renders cluster-proxy with values through bin/helm, as a user
 // would, and returns its Secrets' and ConfigMaps' data by name.
 func renderSecrets(t *testing.T, values string) map[string]map[string][]byte {
 	t.Helper()
-	helm := filepath.Join(root, "bin", "helm")
 	if _, err := os.Stat(helm); err != nil {
 		t.Fatalf("bin/helm is missing: `make tools` builds it")
 	}
@@ -58,7 +77,10 @@ func renderSecrets(t *testing.T, values string) map[string]map[string][]byte {
 	if err := os.WriteFile(file, []byte(values), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	chart := userCopy(t, helm)
+	chart, err := userCopy()
+	if err != nil {
+		t.Fatal(err)
+	}
 	out, err := exec.Command(helm, "template", "nodes", chart, "-f", file).CombinedOutput()
 	if err != nil {
 		t.Fatalf("helm template: %v\n%s", err, out)
