@@ -181,7 +181,7 @@ func runAdmissionMatrix(t *testing.T, engines []admissionEngine, kyverno bool) {
 	if kyverno {
 		startKyverno(t, cp, objects)
 	} else {
-		applyKyvernoCRDs(t, cp, objects) // the chart's Kyverno objects are off here, but Helm maps every kind
+		applyPolicyCRDs(t, objects) // the chart's Kyverno objects are off here, but Helm maps every kind
 	}
 	for _, ns := range []string{"kube-system", "kube-public", fixture.Namespace, "apps", "team-a", kyvernoNamespace} {
 		cp.EnsureNamespace(t, ns)

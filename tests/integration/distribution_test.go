@@ -168,7 +168,7 @@ func TestDistribution(t *testing.T) {
 	t.Run("every packaged chart installs without a dependency step", func(t *testing.T) {
 		cp := harness.StartControlPlane(t)
 		objects := newObjectClient(t, cp)
-		applyKyvernoCRDs(t, cp, objects)
+		applyPolicyCRDs(t, objects)
 		h := newHelmHome(t)
 		kube := []string{"--kubeconfig", cp.Kubeconfig}
 		for _, rel := range []struct{ name, ns, archive, values string }{
