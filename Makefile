@@ -218,22 +218,24 @@ publish: package
 	for archive in $(DIST)/*.tgz; do $(HELM) push $$archive $(REGISTRY) $(PUSH_FLAGS) || exit 1; done
 
 ## test: yamllint, then every Go test: the packages (UNIT_PACKAGES, as `make unit`) with
-## the race detector, then in one run the render tests of the library, the charts and the examples (tests/: in
-## process through proxytest, no binary), the integration suites (tests/integration, behind the
+## the race detector, beside them the render tests of the library, the charts and the examples (tests/: in
+## process through proxytest, no binary; cached as the packages are), the integration suites (tests/integration, behind the
 ## integration build tag so that a plain `go test ./...` needs no binary: Kyverno, real NO_PROXY
 ## clients, live control planes, the helm CLIs, the registry), the example consumer chart's
 ## own test module and the distributions' (tests/distros: each distribution's own parser);
 ## it ends with the ten slowest tests (hack/testtimes)
 test: tools yamllint node-modules $(TESTTIMES) $(CHART_DEPS)
 	@rm -f $(BIN)/test-times.json
-	@# the packages (with the race detector) beside the render tests and the integration suites, which
-	@# wait on the processes they start for a quarter of their time: the packages' CPU fills it;
+	@# the packages (with the race detector) and the render tests beside the integration suites,
+	@# which wait on the processes they start for a quarter of their time: the others' CPU fills it;
 	@# go test's cache keeps a package's result while nothing its tests read changed (its code, its
-	@# dependencies', the files and variables they read: their tests read no other input), where
-	@# the suites, whose tools read charts and binaries the cache cannot see, run every time
+	@# dependencies', the files and variables they read: their tests read no other input, and the
+	@# render tests read git's refs themselves), where the suites, whose tools read charts and
+	@# binaries the cache cannot see, run every time
 	GOGC=$(TEST_GOGC) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -race $(UNIT_PACKAGES) & units=$$!; \
-	PROXYKIT_CHART_DEPS_FRESH=1 $(SUITE_ENV) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -count=1 $(SUITE_FLAGS) ./tests/ ./tests/harness/ ./tests/harness/systemdenv/ ./tests/integration/; suites=$$?; \
-	wait $$units && test $$suites = 0
+	GOGC=$(TEST_GOGC) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json ./tests/ & renders=$$!; \
+	PROXYKIT_CHART_DEPS_FRESH=1 $(SUITE_ENV) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -count=1 $(SUITE_FLAGS) ./tests/harness/ ./tests/harness/systemdenv/ ./tests/integration/; suites=$$?; \
+	wait $$units && wait $$renders && test $$suites = 0
 	cd examples/consumer-app && $(GO) test -count=1 ./...
 	cd tests/distros && $(GO) test -count=1 ./...
 	@$(TESTTIMES) -report $(BIN)/test-times.json -held $(HELD)

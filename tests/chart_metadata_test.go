@@ -96,6 +96,7 @@ func chartsWithoutVersionBump(t testing.TB, repo, base string, charts []string) 
 // mergeBase is where this branch left the target branch (ct.yaml target-branch).
 func mergeBase(t *testing.T) string {
 	t.Helper()
+	readRefs(t)
 	candidates := []string{"origin/main", "main"}
 	if ref := os.Getenv("PROXYKIT_BASE_REF"); ref != "" {
 		candidates = []string{ref}
@@ -190,4 +191,28 @@ func TestHelmPluginVersion(t *testing.T) {
 	assert.Equal(t, library.Version, plugin.Version)
 	assert.Equal(t, "postrenderer/v1", plugin.Type)
 	assert.Equal(t, "proxykit", plugin.Name)
+}
+
+// readRefs reads the repository's HEAD and refs in process, so that go test's
+// cache, which sees the files a test opens but not what git reads, keys this
+// package's result on them: a commit or a moved target branch reruns the check.
+func readRefs(t *testing.T) {
+	t.Helper()
+	out, err := fixture.Git(t, fixture.Root, "rev-parse", "--absolute-git-dir", "--git-common-dir")
+	require.NoError(t, err, out)
+	dirs := strings.Split(out, "\n") // a worktree's HEAD, and the refs it shares with the others
+	require.Len(t, dirs, 2, out)
+	common := dirs[1]
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(fixture.Root, common)
+	}
+	for _, file := range []string{filepath.Join(dirs[0], "HEAD"), filepath.Join(common, "packed-refs")} {
+		_, _ = os.ReadFile(file) // packed-refs may not exist
+	}
+	require.NoError(t, filepath.WalkDir(filepath.Join(common, "refs"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			_, err = os.ReadFile(path)
+		}
+		return err
+	}))
 }
