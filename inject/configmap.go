@@ -50,7 +50,7 @@ func (inj *injection) configMapPods(doc document, o containerOptions) (bool, int
 		if err != nil {
 			return false, 0, nil, fmt.Errorf("key %s: %w", key, err)
 		}
-		data[key] = string(out)
+		data[key] = out
 		changed = true
 		notes = append(notes, fmt.Sprintf("%s key %s: a Pod manifest, which a program of the release makes Pods from at run time: %d containers got the proxy (its comments are not kept)", o.where, key, n))
 	}

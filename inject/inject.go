@@ -354,7 +354,7 @@ func (p *plan) document(doc document) docOutcome {
 		o.err = err
 		return o
 	}
-	o.text = strings.TrimLeft(doc.comment+"\n", "\n") + strings.TrimRight(string(text), "\n")
+	o.text = strings.TrimLeft(doc.comment+"\n", "\n") + strings.TrimRight(text, "\n")
 	return o
 }
 

@@ -17,8 +17,9 @@ import (
 // the same JSON as v's.
 func roundTrip(t testing.TB, v any) []byte {
 	t.Helper()
-	out, err := Marshal(v)
+	text, err := Marshal(v)
 	require.NoError(t, err)
+	out := []byte(text)
 	want, err := json.Marshal(v)
 	require.NoError(t, err)
 	got, err := yaml.YAMLToJSON(out)
