@@ -42,7 +42,8 @@ TEST_TIMEOUT ?= 45m
 
 # the integration suites run through tests/harness.Parallel: SLOTS tests at once, the test
 # that held its slot longest last time first (HELD); go test's own limit is set out of the
-# way, as it starts waiting tests in no set order
+# way, as it starts waiting tests in no set order; in make test the slots are one server's
+# (testtimes -slots), which the test binaries of every integration package share
 SLOTS ?= 4
 HELD  := $(BIN)/test-held.json
 SUITE_FLAGS = -tags integration -parallel 64 -timeout $(TEST_TIMEOUT)
@@ -234,7 +235,7 @@ test: tools yamllint node-modules $(TESTTIMES) $(CHART_DEPS)
 	@# binaries the cache cannot see, run every time
 	GOGC=$(TEST_GOGC) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -race $(UNIT_PACKAGES) & units=$$!; \
 	GOGC=$(TEST_GOGC) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json ./tests/ & renders=$$!; \
-	PROXYKIT_CHART_DEPS_FRESH=1 $(SUITE_ENV) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -count=1 $(SUITE_FLAGS) ./tests/harness/ ./tests/harness/systemdenv/ ./tests/integration/; suites=$$?; \
+	PROXYKIT_CHART_DEPS_FRESH=1 $(SUITE_ENV) $(TESTTIMES) -record $(BIN)/test-times.json -slots $(SLOTS) -held $(HELD) -- $(GO) test -json -count=1 $(SUITE_FLAGS) ./tests/harness/ ./tests/harness/slots/ ./tests/harness/systemdenv/ ./tests/integration/; suites=$$?; \
 	wait $$units && wait $$renders && test $$suites = 0
 	cd examples/consumer-app && $(GO) test -count=1 ./...
 	cd tests/distros && $(GO) test -count=1 ./...
@@ -250,7 +251,7 @@ $(CHART_DEPS): $(shell find library/proxykit -type f) $(addsuffix /Chart.yaml,$(
 	@touch $@
 
 # testtimes runs go test -json, prints it as go test prints, and reports the slowest tests
-$(TESTTIMES): hack/testtimes/main.go
+$(TESTTIMES): $(wildcard hack/testtimes/*.go tests/harness/slots/*.go)
 	@mkdir -p $(BIN)
 	$(GO) build -o $@ ./hack/testtimes
 

@@ -3,7 +3,9 @@
 // ends with the ten slowest tests of every run it made, so that the suite's
 // budget is watched where it is spent.
 //
-//	testtimes -record FILE -- go test -json ./...   run, print, append the times to FILE
+//	testtimes -record FILE [-slots N -held HELD] -- go test -json ./...
+//	    run, print, append the times to FILE; with -slots, serve N slots to
+//	    the test binaries (tests/harness/slots), the longest test of HELD first
 //	testtimes -report FILE [-n 10] [-held HELD]     print the n slowest tests of FILE
 //
 // A test that waited for one of the suite's slots (tests/harness.Parallel)
@@ -46,7 +48,8 @@ func main() {
 	recordTo := flag.String("record", "", "run the command after --, and append its tests' times to this file")
 	report := flag.String("report", "", "print the slowest tests this file holds")
 	n := flag.Int("n", 10, "how many to report")
-	held := flag.String("held", "", "report the time a test held its slot (tests/harness.HeldVar's file), where it has one")
+	held := flag.String("held", "", "report the time a test held its slot (tests/harness.HeldVar's file), where it has one; with -slots, order the slots by it")
+	slotCount := flag.Int("slots", 0, "with -record: serve this many slots to every test binary the command runs, on a unix socket (slots.SocketVar)")
 	flag.Parse()
 	switch {
 	case *report != "":
@@ -55,7 +58,14 @@ func main() {
 			os.Exit(2)
 		}
 	case *recordTo != "" && flag.NArg() > 0:
-		os.Exit(run(*recordTo, flag.Args()))
+		env, stop, err := serveSlots(*slotCount, *held)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "testtimes:", err)
+			os.Exit(2)
+		}
+		status := run(*recordTo, flag.Args(), env)
+		stop()
+		os.Exit(status)
 	default:
 		fmt.Fprintln(os.Stderr, "usage: testtimes -record FILE -- go test -json ... | testtimes -report FILE [-n 10]")
 		os.Exit(2)
@@ -64,8 +74,9 @@ func main() {
 
 // run runs the command, prints its tests' output as go test does without
 // -json, appends the times to file and returns the command's exit status.
-func run(file string, args []string) int {
+func run(file string, args, env []string) int {
 	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin, cmd.Stderr = os.Stdin, os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -60,7 +60,7 @@ func TestRelayAndReport(t *testing.T) {
 // run returns the command's exit status and records what it ran.
 func TestRunKeepsTheExitStatus(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "times.json")
-	assert.Equal(t, 3, run(file, []string{"sh", "-c", `echo '{"Action":"pass","Package":"p","Test":"TestX","Elapsed":1}'; exit 3`}))
+	assert.Equal(t, 3, run(file, []string{"sh", "-c", `echo '{"Action":"pass","Package":"p","Test":"TestX","Elapsed":1}'; exit 3`}, nil))
 	b, err := os.ReadFile(file)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"test":"TestX"`)
