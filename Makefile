@@ -46,7 +46,7 @@ TEST_TIMEOUT ?= 45m
 # (testtimes -slots), which the test binaries of every integration package share
 SLOTS ?= 4
 HELD  := $(BIN)/test-held.json
-SUITE_FLAGS = -tags integration -parallel 64 -timeout $(TEST_TIMEOUT)
+SUITE_FLAGS = -tags integration -parallel 64 -p 8 -timeout $(TEST_TIMEOUT)
 SUITE_ENV   = GOGC=$(TEST_GOGC) PROXYKIT_TEST_SLOTS=$(SLOTS) PROXYKIT_TEST_HELD=$(HELD)
 # every Go process the tests run (the test binaries, kube-apiserver, etcd, Kyverno, helm) collects
 # garbage at 5x its live heap instead of 2x: the same work in a fifth less CPU (kube-apiserver
@@ -235,7 +235,7 @@ test: tools yamllint node-modules $(TESTTIMES) $(CHART_DEPS)
 	@# binaries the cache cannot see, run every time
 	GOGC=$(TEST_GOGC) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -race $(UNIT_PACKAGES) & units=$$!; \
 	GOGC=$(TEST_GOGC) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json ./tests/ & renders=$$!; \
-	PROXYKIT_CHART_DEPS_FRESH=1 $(SUITE_ENV) $(TESTTIMES) -record $(BIN)/test-times.json -slots $(SLOTS) -held $(HELD) -- $(GO) test -json -count=1 $(SUITE_FLAGS) ./tests/harness/ ./tests/harness/slots/ ./tests/harness/systemdenv/ ./tests/integration/; suites=$$?; \
+	PROXYKIT_CHART_DEPS_FRESH=1 $(SUITE_ENV) $(TESTTIMES) -record $(BIN)/test-times.json -slots $(SLOTS) -held $(HELD) -- $(GO) test -json -count=1 $(SUITE_FLAGS) ./tests/harness/ ./tests/harness/slots/ ./tests/harness/systemdenv/ ./tests/integration/...; suites=$$?; \
 	wait $$units && wait $$renders && test $$suites = 0
 	cd examples/consumer-app && $(GO) test -count=1 ./...
 	cd tests/distros && $(GO) test -count=1 ./...
@@ -256,16 +256,11 @@ $(TESTTIMES): $(wildcard hack/testtimes/*.go tests/harness/slots/*.go)
 	$(GO) build -o $@ ./hack/testtimes
 
 ## suite: one area of the integration suites, verbose: make suite AREA=admission|audit|inject|clients|node|distribution
-## (docs/testing.md says what each proves; every test of tests/integration is in exactly one)
-SUITE_admission := ^(TestAdmissionMatrix.*|TestNativePolicy.*|TestKyverno.*|TestOwnSettingsAreOneBehaviour|TestE2E)$$
-SUITE_audit := ^(TestAudit|TestDiscover|TestDayTwoWithCredentials)$$
-SUITE_inject := ^(TestInject.*|TestHelmUsersSeeWhatInjectDid|TestHelm4InstallsHooksWithCredentials|TestHelm3AndHelm4RenderTheSame|TestCallReaderOnPublishedCharts)$$
-SUITE_clients := ^(TestNoProxyModelsMatchRealClients|TestGRPCModelsMatchRealClients|TestIPv6LiteralsReachPythonDirect|TestPublicSuffixesStayBehindTheProxy|TestClients.*|TestJavaToolOptionsThroughTheRealJVM|TestOverrideExistingWinsInTheRealJVM|TestHTTPProxyRunsTheRenderedConfig|TestRelayAuthenticatesToUpstreams)$$
-SUITE_node := ^(TestContainerdPullsThroughTheDropIn|TestKubeletRunsPodsThroughTheDropIns|TestRelayRunsOnTheNode|TestSystemdDropInThroughSystemdsParser|TestTrustManagerFillsTheBundle|TestClusterTrustBundleOnTheAPIServer)$$
-SUITE_distribution := ^(TestDistribution|TestGoInstallTheCLI|TestConsumerOutsideTheRepository|TestChartREADMEsAreUpToDate|TestHelmLintStrict|TestSchemasNameATypoBeforeTheTemplates|TestMakeTestRunsEveryPackage|TestEveryIntegrationTestHasAnArea|TestHelmCLIKnowsTheKubernetesVersion|TestCLIAndSDKRenderTheSame)$$
+## (each is a package of tests/integration; its doc comment and docs/testing.md say what it proves)
+AREAS := $(notdir $(patsubst %/doc.go,%,$(wildcard tests/integration/*/doc.go)))
 suite: tools node-modules
-	@test -n "$(SUITE_$(AREA))" || { echo "suite: set AREA to admission, audit, inject, clients, node or distribution" >&2; exit 2; }
-	$(SUITE_ENV) $(GO) test -count=1 $(SUITE_FLAGS) -run '$(SUITE_$(AREA))' -v ./tests/integration/
+	@echo " $(filter-out itest,$(AREAS)) " | grep -q " $(AREA) " || { echo "suite: set AREA to one of: $(filter-out itest,$(AREAS))" >&2; exit 2; }
+	$(SUITE_ENV) $(GO) test -count=1 $(SUITE_FLAGS) -v ./tests/integration/$(AREA)/
 
 ## render: the fast loop: the library, chart and example render tests, in seconds, no binary needed
 render:
@@ -273,7 +268,7 @@ render:
 
 ## e2e: only the end-to-end test against etcd and kube-apiserver on loopback
 e2e: tools
-	$(SUITE_ENV) $(GO) test -count=1 $(SUITE_FLAGS) -run 'TestE2E|TestAdmissionMatrix' -v ./tests/integration/
+	$(SUITE_ENV) $(GO) test -count=1 $(SUITE_FLAGS) -run 'TestE2E|TestAdmissionMatrix' -v ./tests/integration/admission/
 
 ## bench: generateEnv with 10, 100 and 1000 entries per tier across 20 containers beside a plain
 ## merge baseline, a full render, kyverno apply on 1, 20 and 200 containers, proxytest.Render
@@ -281,10 +276,10 @@ e2e: tools
 ## `proxykit inject` on 100 and 1,000 Deployments beside `helm template` of them, 2,500 and
 ## 10,000 pod CIDRs, and `proxykit audit` on 500 and 5,000 Pods in a loopback API server
 bench: tools
-	$(GO) test -tags integration -count=3 -timeout $(TEST_TIMEOUT) -run '^$$' -bench . -skip 'AdmissionLatency|ProxytestRender|HelmTemplateProcess|Audit' -benchmem -benchtime 3x ./tests/ ./tests/integration/ ./cmd/proxykit/ | tee $(BIN)/bench.txt
-	$(GO) test -tags integration -count=1 -timeout $(TEST_TIMEOUT) -run '^$$' -bench Audit -benchtime 3x ./tests/integration/ | tee -a $(BIN)/bench.txt
-	$(GO) test -tags integration -count=10 -timeout $(TEST_TIMEOUT) -run '^$$' -bench 'ProxytestRender|HelmTemplateProcess' -benchtime 20x ./tests/integration/ | tee -a $(BIN)/bench.txt
-	$(GO) test -tags integration -count=3 -timeout $(TEST_TIMEOUT) -run '^$$' -bench AdmissionLatency -benchtime 1x ./tests/integration/ | tee -a $(BIN)/bench.txt
+	$(GO) test -tags integration -count=3 -timeout $(TEST_TIMEOUT) -run '^$$' -bench . -skip 'AdmissionLatency|ProxytestRender|HelmTemplateProcess|Audit' -benchmem -benchtime 3x -p 1 ./tests/ ./tests/integration/... ./cmd/proxykit/ | tee $(BIN)/bench.txt
+	$(GO) test -tags integration -count=1 -timeout $(TEST_TIMEOUT) -run '^$$' -bench Audit -benchtime 3x ./tests/integration/audit/ | tee -a $(BIN)/bench.txt
+	$(GO) test -tags integration -count=10 -timeout $(TEST_TIMEOUT) -run '^$$' -bench 'ProxytestRender|HelmTemplateProcess' -benchtime 20x ./tests/integration/distribution/ | tee -a $(BIN)/bench.txt
+	$(GO) test -tags integration -count=3 -timeout $(TEST_TIMEOUT) -run '^$$' -bench AdmissionLatency -benchtime 1x ./tests/integration/admission/ | tee -a $(BIN)/bench.txt
 	$(GO) test -count=5 -run '^$$' -bench Relay -benchtime 300x ./relay/ | tee -a $(BIN)/bench.txt
 	@./hack/bench-ratio.sh $(BIN)/bench.txt
 
@@ -297,7 +292,7 @@ demo: $(HELM)
 ## Chart.yaml checks and the version bump against the merge base (all part of test)
 lint: $(HELM) yamllint
 	$(GO) test -count=1 -run 'TestChartMetadata|TestChartVersionBumps|TestVersionBumpCheck' ./tests/
-	$(GO) test -count=1 -tags integration -timeout $(TEST_TIMEOUT) -run 'TestHelmLint' ./tests/integration/
+	$(GO) test -count=1 -tags integration -timeout $(TEST_TIMEOUT) -run 'TestHelmLint' ./tests/integration/distribution/
 
 YAML_FILES = ct.yaml $(shell git ls-files '*Chart.yaml' '*values.yaml' 'charts/*/ci/*.yaml' 'examples/providers/*.yaml')
 

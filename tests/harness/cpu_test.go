@@ -17,7 +17,11 @@ func TestCPUTimeCountsABusyProcess(t *testing.T) {
 	require.NoError(t, busy.Start())
 	t.Cleanup(func() { _ = busy.Process.Kill(); _ = busy.Wait() })
 	pid := busy.Process.Pid
-	time.Sleep(700 * time.Millisecond)
+	// on a loaded machine the shell gets a share of a core: wait for its CPU time,
+	// not for a wall time in which it may have had little
+	for deadline := time.Now().Add(10 * time.Second); CPUTime(pid) <= 200*time.Millisecond && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
 	require.Greater(t, CPUTime(pid), 200*time.Millisecond, "a spinning shell uses CPU")
 	began := time.Now()
 	Settle(t, 10*time.Second, pid)

@@ -1,0 +1,8 @@
+//go:build integration
+
+package itest
+
+// auditRow is one finding of `proxykit audit -o json`.
+type AuditRow struct {
+	Namespace, Object, Container, Rule, Message string
+}

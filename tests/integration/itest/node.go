@@ -1,0 +1,14 @@
+//go:build integration
+
+package itest
+
+import (
+	"strings"
+
+	"github.com/proxykit/proxykit/tests/fixture"
+)
+
+func FilepathBin(name string) string { return fixture.Path("bin", name) }
+
+// shellQuote quotes s for bash.
+func ShellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

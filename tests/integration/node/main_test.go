@@ -1,0 +1,11 @@
+//go:build integration
+
+package node
+
+import (
+	"testing"
+
+	"github.com/proxykit/proxykit/tests/integration/itest"
+)
+
+func TestMain(m *testing.M) { itest.Main(m) }
