@@ -47,7 +47,11 @@ TEST_TIMEOUT ?= 45m
 SLOTS ?= 4
 HELD  := $(BIN)/test-held.json
 SUITE_FLAGS = -tags integration -parallel 64 -p 8 -timeout $(TEST_TIMEOUT)
-SUITE_ENV   = GOGC=$(TEST_GOGC) PROXYKIT_TEST_SLOTS=$(SLOTS) PROXYKIT_TEST_HELD=$(HELD)
+SUITE_ENV   = GOGC=$(TEST_GOGC) PROXYKIT_TEST_SLOTS=$(SLOTS) PROXYKIT_TEST_HELD=$(HELD) PROXYKIT_TEST_CLI=$(TEST_CLI)
+# the proxykit CLI the suites run, built once for every area's test binary (itest.CLIVar), with
+# the flags of hack/krew.sh's release build
+TEST_CLI    = $(BIN)/test/proxykit
+BUILD_TEST_CLI = CGO_ENABLED=0 $(GO) build -trimpath -o $(TEST_CLI) ./cmd/proxykit
 # every Go process the tests run (the test binaries, kube-apiserver, etcd, Kyverno, helm) collects
 # garbage at 5x its live heap instead of 2x: the same work in a fifth less CPU (kube-apiserver
 # 0.71x over the native admission matrix), and memory the 24 GiB machine has to spare
@@ -235,7 +239,7 @@ test: tools yamllint node-modules $(TESTTIMES) $(CHART_DEPS)
 	@# binaries the cache cannot see, run every time
 	GOGC=$(TEST_GOGC) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -race $(UNIT_PACKAGES) & units=$$!; \
 	GOGC=$(TEST_GOGC) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json ./tests/ & renders=$$!; \
-	PROXYKIT_CHART_DEPS_FRESH=1 $(SUITE_ENV) $(TESTTIMES) -record $(BIN)/test-times.json -slots $(SLOTS) -held $(HELD) -- $(GO) test -json -count=1 $(SUITE_FLAGS) ./tests/harness/ ./tests/harness/slots/ ./tests/harness/systemdenv/ ./tests/integration/...; suites=$$?; \
+	$(BUILD_TEST_CLI) && PROXYKIT_CHART_DEPS_FRESH=1 $(SUITE_ENV) $(TESTTIMES) -record $(BIN)/test-times.json -slots $(SLOTS) -held $(HELD) -- $(GO) test -json -count=1 $(SUITE_FLAGS) ./tests/harness/ ./tests/harness/slots/ ./tests/harness/systemdenv/ ./tests/integration/...; suites=$$?; \
 	wait $$units && wait $$renders && test $$suites = 0
 	cd examples/consumer-app && $(GO) test -count=1 ./...
 	cd tests/distros && $(GO) test -count=1 ./...
@@ -260,6 +264,7 @@ $(TESTTIMES): $(wildcard hack/testtimes/*.go tests/harness/slots/*.go)
 AREAS := $(notdir $(patsubst %/doc.go,%,$(wildcard tests/integration/*/doc.go)))
 suite: tools node-modules
 	@echo " $(filter-out itest,$(AREAS)) " | grep -q " $(AREA) " || { echo "suite: set AREA to one of: $(filter-out itest,$(AREAS))" >&2; exit 2; }
+	$(BUILD_TEST_CLI)
 	$(SUITE_ENV) $(GO) test -count=1 $(SUITE_FLAGS) -v ./tests/integration/$(AREA)/
 
 ## render: the fast loop: the library, chart and example render tests, in seconds, no binary needed
@@ -268,6 +273,7 @@ render:
 
 ## e2e: only the end-to-end test against etcd and kube-apiserver on loopback
 e2e: tools
+	$(BUILD_TEST_CLI)
 	$(SUITE_ENV) $(GO) test -count=1 $(SUITE_FLAGS) -run 'TestE2E|TestAdmissionMatrix' -v ./tests/integration/admission/
 
 ## bench: generateEnv with 10, 100 and 1000 entries per tier across 20 containers beside a plain

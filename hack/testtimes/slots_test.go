@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -37,4 +38,24 @@ func TestNoSlotsNoServer(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, env)
 	stop()
+}
+
+// SlotsLogVar's file says when each test started and ended.
+func TestSlotsLogSaysWhenEachTestRan(t *testing.T) {
+	logFile := filepath.Join(t.TempDir(), "slots.log")
+	t.Setenv(SlotsLogVar, logFile)
+	env, stop, err := serveSlots(1, "")
+	require.NoError(t, err)
+	_, socket, _ := strings.Cut(env[0], "=")
+	release, err := slots.Dial(socket, slots.Test{Package: "p", Name: "TestX"})
+	require.NoError(t, err)
+	release()
+	require.Eventually(t, func() bool {
+		b, _ := os.ReadFile(logFile)
+		return strings.Contains(string(b), "end p TestX")
+	}, 5*time.Second, 10*time.Millisecond)
+	stop()
+	b, err := os.ReadFile(logFile)
+	require.NoError(t, err)
+	assert.Regexp(t, `(?m)^ +\d+\.\d\ds start p TestX \(0s last run, 0 waiting\)\n +\d+\.\d\ds end p TestX \(\d+\.\ds\)\n$`, string(b))
 }

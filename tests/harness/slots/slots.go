@@ -10,6 +10,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -27,6 +29,10 @@ type Test struct{ Package, Name string }
 
 // Slots hands out n slots, the longest waiting test first.
 type Slots struct {
+	// Log, when set, gets a line as each test gets its slot and as it gives it
+	// back: when each started, and how long after the first it was.
+	Log io.Writer
+
 	mu      sync.Mutex
 	free    int
 	waiting []waiter
@@ -75,6 +81,7 @@ func (s *Slots) release(t Test, held time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.free++
+	s.logf("end %s %s (%.1fs)", t.Package, t.Name, held.Seconds())
 	appendHeld(s.file, heldRecord{t.Package, t.Name, held.Round(10 * time.Millisecond).Seconds()})
 	s.dispatch()
 }
@@ -89,9 +96,17 @@ func (s *Slots) dispatchLocked() {
 func (s *Slots) dispatch() {
 	sort.SliceStable(s.waiting, func(i, j int) bool { return s.last[s.waiting[i].test] > s.last[s.waiting[j].test] })
 	for s.free > 0 && len(s.waiting) > 0 {
+		s.logf("start %s %s (%.0fs last run, %d waiting)", s.waiting[0].test.Package, s.waiting[0].test.Name, s.last[s.waiting[0].test], len(s.waiting)-1)
 		close(s.waiting[0].ready)
 		s.waiting = s.waiting[1:]
 		s.free--
+	}
+}
+
+// logf writes a line to Log, timed from the first acquire (s.mu held).
+func (s *Slots) logf(format string, args ...any) {
+	if s.Log != nil {
+		fmt.Fprintf(s.Log, "%7.2fs "+format+"\n", append([]any{time.Since(s.opened).Seconds()}, args...)...)
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 	"github.com/proxykit/proxykit/tests/harness"
 )
 
-// admissionEngine is one way proxy-policies injects, chosen by values.
+// AdmissionEngine is one way proxy-policies injects, chosen by values.
 type AdmissionEngine struct {
 	Name, Values string
 	Native       bool
@@ -31,13 +31,13 @@ var AdmissionEngines = []AdmissionEngine{
 	{Name: "ClusterPolicy", Values: "kyverno: {enabled: true, policyKind: ClusterPolicy}\n"},
 }
 
-// waitForNoInjection waits until new Pods in apps are admitted without proxy env.
+// WaitForNoInjection waits until new Pods in apps are admitted without proxy env.
 func WaitForNoInjection(t testing.TB, cp *harness.ControlPlane) {
 	t.Helper()
 	WaitFor(t, cp, "apps", fixture.Ctr("canary"), func(c corev1.Container) bool { return len(c.Env) == 0 })
 }
 
-// secretBecomes waits up to timeout for the Secret to pass ok, and says whether it did.
+// SecretBecomes waits up to timeout for the Secret to pass ok, and says whether it did.
 func SecretBecomes(t *testing.T, cp *harness.ControlPlane, ns, name string, ok func(*corev1.Secret) bool, timeout time.Duration) bool {
 	t.Helper()
 	deadline := time.Now().Add(timeout)

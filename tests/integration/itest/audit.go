@@ -2,7 +2,7 @@
 
 package itest
 
-// auditRow is one finding of `proxykit audit -o json`.
+// AuditRow is one finding of `proxykit audit -o json`.
 type AuditRow struct {
 	Namespace, Object, Container, Rule, Message string
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/proxykit/proxykit/tests/harness"
 )
 
-// waitForRecord waits until a new Pod in ns is admitted with the record.
+// WaitForRecord waits until a new Pod in ns is admitted with the record.
 func WaitForRecord(t testing.TB, cp *harness.ControlPlane, ns, record string) {
 	t.Helper()
 	WaitForPod(t, cp, ns, fixture.Ctr("canary"), func(p corev1.Pod) bool { return p.Annotations[proxytest.AnnotationProxyConfig] == record })

@@ -22,8 +22,16 @@ var (
 	proxykitErr  error
 )
 
-// proxykitCLI builds the CLI from the work tree once per test binary.
+// CLIVar names a proxykit CLI built from the work tree with the flags below,
+// which make test builds once for every area's test binary to share.
+const CLIVar = "PROXYKIT_TEST_CLI"
+
+// ProxykitCLI is the CLI built from the work tree: CLIVar's, or one built once
+// per test binary.
 func ProxykitCLI(t testing.TB) string {
+	if bin := os.Getenv(CLIVar); bin != "" {
+		return bin
+	}
 	proxykitOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "proxykit-cli")
 		if err != nil {

@@ -34,7 +34,7 @@ import (
 	"github.com/proxykit/proxykit/tests/harness"
 )
 
-// e2eRelease is one chart installed into the live API server.
+// E2ERelease is one chart installed into the live API server.
 type E2ERelease struct {
 	Name, Chart, Namespace, Values string
 }
@@ -51,7 +51,7 @@ func HelmOptions(cp *harness.ControlPlane, rel E2ERelease) *helm.Options {
 	}
 }
 
-// createPod creates a Pod through the API server (ephemeral containers through
+// CreatePod creates a Pod through the API server (ephemeral containers through
 // their subresource, as kubectl debug does) and returns it as stored.
 func CreatePod(t testing.TB, cp *harness.ControlPlane, p corev1.Pod) corev1.Pod {
 	t.Helper()
@@ -68,7 +68,7 @@ func CreatePod(t testing.TB, cp *harness.ControlPlane, p corev1.Pod) corev1.Pod 
 	return *created
 }
 
-// waitForInjection creates canary Pods until the policy injects the expected HTTPS_PROXY.
+// WaitForInjection creates canary Pods until the policy injects the expected HTTPS_PROXY.
 func WaitForInjection(t testing.TB, cp *harness.ControlPlane, ns, https string) {
 	t.Helper()
 	WaitFor(t, cp, ns, fixture.Ctr("canary"), func(c corev1.Container) bool {
@@ -76,7 +76,7 @@ func WaitForInjection(t testing.TB, cp *harness.ControlPlane, ns, https string) 
 	})
 }
 
-// waitFor creates (and deletes) canary Pods with container c until the stored
+// WaitFor creates (and deletes) canary Pods with container c until the stored
 // container satisfies ok: policies take effect asynchronously after they are
 // written, so the test waits for evidence instead of a fixed time.
 func WaitFor(t testing.TB, cp *harness.ControlPlane, ns string, c corev1.Container, ok func(corev1.Container) bool) {
@@ -84,7 +84,7 @@ func WaitFor(t testing.TB, cp *harness.ControlPlane, ns string, c corev1.Contain
 	WaitForPod(t, cp, ns, c, func(p corev1.Pod) bool { return ok(p.Spec.Containers[0]) })
 }
 
-// waitForPod is waitFor with a check of the whole stored Pod.
+// WaitForPod is WaitFor with a check of the whole stored Pod.
 func WaitForPod(t testing.TB, cp *harness.ControlPlane, ns string, c corev1.Container, ok func(corev1.Pod) bool) {
 	t.Helper()
 	ctx := context.Background()
@@ -102,7 +102,7 @@ func WaitForPod(t testing.TB, cp *harness.ControlPlane, ns string, c corev1.Cont
 	require.FailNow(t, "policy never took effect", "no canary Pod in %s passed the check", ns)
 }
 
-// objectClient reaches any kind the API server serves.
+// ObjectClient reaches any kind the API server serves.
 type ObjectClient struct {
 	Dynamic dynamic.Interface
 	mapper  *restmapper.DeferredDiscoveryRESTMapper
@@ -159,7 +159,7 @@ func (o *ObjectClient) MustBeGone(t testing.TB, d proxytest.Object, releaseNames
 	assert.True(t, apierrors.IsNotFound(err), "%s %s is left behind after uninstall (err=%v)", d.Kind, d.Name, err)
 }
 
-// applyKyvernoCRDs creates Kyverno's CRDs, read from the Kyverno module in the
+// ApplyKyvernoCRDs creates Kyverno's CRDs, read from the Kyverno module in the
 // module cache (the version tools/kyverno pins), and waits until they are served.
 func ApplyKyvernoCRDs(t testing.TB, cp *harness.ControlPlane, o *ObjectClient) {
 	t.Helper()
@@ -167,7 +167,7 @@ func ApplyKyvernoCRDs(t testing.TB, cp *harness.ControlPlane, o *ObjectClient) {
 	ApplyModuleCRDs(t, o, "github.com/kyverno/kyverno", "kyverno", "config/crds/policies.kyverno.io/*.yaml", schema.GroupVersionKind{Group: "policies.kyverno.io", Version: "v1", Kind: "MutatingPolicy"})
 }
 
-// applyPolicyCRDs creates only the two Kyverno CRDs of the kinds proxy-policies
+// ApplyPolicyCRDs creates only the two Kyverno CRDs of the kinds proxy-policies
 // renders (ClusterPolicy, MutatingPolicy), for a control plane where no Kyverno
 // runs but Helm must map those kinds: the other nineteen cost the API server
 // about 5 CPU-s more each time.
@@ -187,7 +187,7 @@ func moduleDir(t testing.TB, module, toolsDir string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// applyModuleCRDs creates the CRDs a Go module ships (located through the
+// ApplyModuleCRDs creates the CRDs a Go module ships (located through the
 // tools/<toolsDir> module that pins it) and waits until served is.
 func ApplyModuleCRDs(t testing.TB, o *ObjectClient, module, toolsDir, glob string, served schema.GroupVersionKind) {
 	t.Helper()

@@ -16,7 +16,7 @@ import (
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
-// unownedChart is a chart this project does not write, from the Go module that
+// UnownedChart is a chart this project does not write, from the Go module that
 // ships it (located through the tools/<toolsDir> module that pins it), copied out
 // of the read-only module cache. Dependencies the module does not carry (Kyverno's
 // kyverno-api, openreports and reports-server CRD charts live in other

@@ -13,7 +13,7 @@ import (
 	"github.com/proxykit/proxykit/proxytest"
 )
 
-// injectPod runs a Pod through inject, as a post-renderer would.
+// InjectPod runs a Pod through inject, as a post-renderer would.
 func InjectPod(t *testing.T, injector *inject.Injector, pod corev1.Pod) corev1.Pod {
 	t.Helper()
 	in, err := yaml.Marshal(pod)

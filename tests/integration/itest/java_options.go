@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// jvmProperties starts the real JVM with JAVA_TOOL_OPTIONS and returns the system
+// JVMProperties starts the real JVM with JAVA_TOOL_OPTIONS and returns the system
 // properties it read: how the JVM itself splits the value, quotes and all.
 func JVMProperties(t *testing.T, javaToolOptions string) map[string]string {
 	t.Helper()

@@ -35,7 +35,7 @@ const (
 	kyvernoTLSSecret = "kyverno-svc.kyverno.svc.kyverno-tls-pair"
 )
 
-// startKyverno runs Kyverno's admission controller and background controller,
+// StartKyverno runs Kyverno's admission controller and background controller,
 // built by `make tools` from the module tools/kyverno pins, as processes
 // against the loopback API server: Kyverno's out-of-cluster mode, in which the
 // admission controller registers its webhooks with a URL on loopback (--serverIP)
@@ -136,7 +136,7 @@ func renderKyvernoChart(t testing.TB) *proxytest.Manifests {
 	return m
 }
 
-// serviceAccountKubeconfig writes a kubeconfig that acts as a ServiceAccount,
+// ServiceAccountKubeconfig writes a kubeconfig that acts as a ServiceAccount,
 // with a token from the TokenRequest API.
 func ServiceAccountKubeconfig(t testing.TB, cp *harness.ControlPlane, dir, ns, name string) string {
 	t.Helper()
@@ -155,7 +155,7 @@ current-context: e2e
 	return path
 }
 
-// grantKyvernoSecrets is what the README asks of ClusterPolicy users with
+// GrantKyvernoSecrets is what the README asks of ClusterPolicy users with
 // credentials before they install: Kyverno checks its controllers' access to
 // Secrets when a generate rule arrives, which can be before Kubernetes has
 // aggregated the roles the chart brings. It binds a ClusterRole to both

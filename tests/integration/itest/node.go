@@ -10,5 +10,5 @@ import (
 
 func FilepathBin(name string) string { return fixture.Path("bin", name) }
 
-// shellQuote quotes s for bash.
+// ShellQuote quotes s for bash.
 func ShellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

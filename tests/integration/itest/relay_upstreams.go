@@ -118,7 +118,7 @@ func (u *relayUpstreams) Rotate(password string) string {
 	return fmt.Sprintf("htpasswd -b %q %s %s 2>/dev/null\nprintf %%s %s > %q\n", u.path("passwd"), RelayUser, ShellQuote(password), ShellQuote(password), u.path("passwd-ntlm"))
 }
 
-// accessLog is the access log of the scheme's squid.
+// AccessLog is the access log of the scheme's squid.
 func (u *relayUpstreams) AccessLog(t *testing.T, scheme string) string {
 	t.Helper()
 	raw, _ := os.ReadFile(u.path("access-" + scheme + ".log"))

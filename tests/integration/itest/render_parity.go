@@ -11,7 +11,7 @@ import (
 	"github.com/proxykit/proxykit/proxytest"
 )
 
-// objectsByName keys every document by kind, name and namespace.
+// ObjectsByName keys every document by kind, name and namespace.
 func ObjectsByName(t *testing.T, r *proxytest.Manifests) map[string]any {
 	objects := map[string]any{}
 	for _, d := range r.Objects {

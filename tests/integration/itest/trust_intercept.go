@@ -14,11 +14,11 @@ import (
 	"github.com/proxykit/proxykit/tests/harness"
 )
 
-// interceptNetns is the namespace of the intercepting-proxy tests: the TLS echo
+// InterceptNetns is the namespace of the intercepting-proxy tests: the TLS echo
 // server's address, named secure.example.
 var InterceptNetns = harness.Netns{Addrs: []string{"10.96.0.30"}, Hosts: "127.0.0.1 localhost\n10.96.0.30 secure.example\n", EchoPorts: []string{"8080"}}
 
-// interceptingProxy is the start of an interceptNetns script: the TLS echo server
+// InterceptingProxy is the start of an InterceptNetns script: the TLS echo server
 // on secure.example:8443 and, in front of it, mitmproxy on 127.0.0.1:8081 signing
 // with ca (key its private key; the log in dir/mitmdump.log), both answering.
 func InterceptingProxy(t *testing.T, dir, ca, key string) string {
