@@ -42,7 +42,8 @@ func TestServerStartsTheLongestOfEveryPackageFirst(t *testing.T) {
 	socket := serveOn(t, New(1, file))
 	got := order(dialer(t, socket), Test{"p", "short"}, Test{"p", "new"}, Test{"q", "middle"}, Test{"p", "long"})
 	assert.Equal(t, []string{"long", "middle", "short", "new"}, got)
-	assert.Equal(t, 0.01, readHeld(file)[Test{"q", "middle"}], "the server records the time each test held its slot")
+	held, ok := readHeld(file)[Test{"q", "middle"}]
+	assert.True(t, ok && held > 0 && held < 5, "the server records the time each test held its slot (10 ms here): %v", held)
 }
 
 // A test binary that dies holding a slot gives it back: its end of the

@@ -55,7 +55,8 @@ func TestSlotsStartTheLongestFirst(t *testing.T) {
 
 	held := readHeld(file)
 	for _, name := range []string{"short", "long", "new"} {
-		assert.Equal(t, 0.01, held[Test{"p", name}], "this run's records appended, each the time it held its slot")
+		seconds := held[Test{"p", name}]
+		assert.True(t, seconds > 0 && seconds < 5, "this run's records appended, each the time it held its slot (10 ms here): %s %v", name, seconds)
 	}
 	assert.Equal(t, 500.0, held[Test{"other", "new"}], "another package's record stays")
 }
