@@ -42,7 +42,7 @@ func benchValues(t testing.TB, helper string, containers, n int) string {
 
 // TestBenchTemplate asserts the merge the benchmark measures, on a size small enough to spell out.
 func TestBenchTemplate(t *testing.T) {
-	r := fixture.Render(t, fixture.Fixture, benchValues(t, "proxykit", 3, 4))
+	r := fixture.Render(t, fixture.Fixture, proxytest.Values(benchValues(t, "proxykit", 3, 4)))
 	spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-bench").Spec.Template.Spec
 	require.Len(t, spec.Containers, 3)
 	proxyTier := 6
@@ -58,8 +58,8 @@ func TestBenchTemplate(t *testing.T) {
 	}
 	// the baseline does the same merge, so the ratio compares like with like
 	for _, n := range []int{4, 100} {
-		ours := proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, benchValues(t, "proxykit", 3, n)), fixture.Release+"-bench")
-		plain := proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, benchValues(t, "plain", 3, n)), fixture.Release+"-bench")
+		ours := proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, proxytest.Values(benchValues(t, "proxykit", 3, n))), fixture.Release+"-bench")
+		plain := proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, proxytest.Values(benchValues(t, "plain", 3, n))), fixture.Release+"-bench")
 		assert.Equal(t, plain.Spec.Template.Spec.Containers, ours.Spec.Template.Spec.Containers, "%d entries per tier", n)
 	}
 }
@@ -87,7 +87,7 @@ func benchmarkRender(b *testing.B, values string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := fixture.RenderAs(fixture.Fixture, fixture.Release, fixture.Namespace, values); err != nil {
+		if _, err := fixture.RenderE(fixture.Fixture, proxytest.Values(values), proxytest.Release(fixture.Release, fixture.Namespace)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -105,7 +105,7 @@ func BenchmarkNoProxyEntries(b *testing.B) {
 		values := manyNoProxyEntries(n)
 		b.Run(fmt.Sprintf("entries=%d", n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				fixture.Render(b, fixture.Fixture, values)
+				fixture.Render(b, fixture.Fixture, proxytest.Values(values))
 			}
 		})
 	}
@@ -118,7 +118,7 @@ func BenchmarkUnknownKey(b *testing.B) {
 		values := "cluster:\n  ? " + strings.Repeat("x", n) + "\n  : 1\n" // an explicit key: YAML caps implicit keys at 1,024 characters
 		b.Run(fmt.Sprintf("length=%d", n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				fixture.RenderError(b, fixture.Fixture, values)
+				fixture.RenderError(b, fixture.Fixture, proxytest.Values(values))
 			}
 		})
 	}
@@ -141,7 +141,7 @@ func BenchmarkPodCIDRs(b *testing.B) {
 		values := manyPodCIDRs(n)
 		b.Run(fmt.Sprintf("cidrs=%d", n), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				fixture.Render(b, fixture.Fixture, values)
+				fixture.Render(b, fixture.Fixture, proxytest.Values(values))
 			}
 		})
 	}

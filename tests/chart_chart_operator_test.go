@@ -94,7 +94,7 @@ chartOperator:
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, operatorEnv(t, fixture.Render(t, fixture.ChartOperator, tc.values)))
+			assert.Equal(t, tc.want, operatorEnv(t, fixture.Render(t, fixture.ChartOperator, proxytest.Values(tc.values))))
 		})
 	}
 }
@@ -102,17 +102,18 @@ chartOperator:
 // TestChartOperatorRuntimes: chart-operator's container gets the runtimes'
 // variables like every container generateEnv renders.
 func TestChartOperatorRuntimes(t *testing.T) {
-	r := fixture.Render(t, fixture.ChartOperator, "cluster: {proxy: {http: \"http://c:3128\", runtimes: node}, serviceCIDRs: [10.96.0.0/12]}\n")
+	r := fixture.Render(t, fixture.ChartOperator, proxytest.Values("cluster: {proxy: {http: \"http://c:3128\", runtimes: node}, serviceCIDRs: [10.96.0.0/12]}\n"))
 	env := r.Environment(r.Containers()[0])
 	assert.Equal(t, "1", env["NODE_USE_ENV_PROXY"])
 	assert.Contains(t, env["NO_PROXY"], ",.cluster.local,")
 }
 
 func TestChartOperatorObjects(t *testing.T) {
-	r, err := fixture.TryRender(t, fixture.ChartOperator, `
+	r, err := fixture.RenderE(fixture.ChartOperator, proxytest.Values(`
 cluster: {proxy: {http: "http://c:3128"}, apiServer: 10.96.0.1, serviceCIDRs: [10.96.0.0/12]}
 chartOperator: {bootstrap: {enabled: true, apiServerHost: api.wc1.example.com}}
-`)
+`))
+
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"ServiceAccount/test", "ClusterRole/test", "ClusterRoleBinding/test", "Deployment/test"}, r.IDs())
 
@@ -137,7 +138,7 @@ chartOperator: {bootstrap: {enabled: true, apiServerHost: api.wc1.example.com}}
 }
 
 func TestChartOperatorCredentials(t *testing.T) {
-	r, err := fixture.TryRender(t, fixture.ChartOperator, fixture.CredentialValues(t, nil))
+	r, err := fixture.RenderE(fixture.ChartOperator, proxytest.Values(fixture.CredentialValues(t, nil)))
 	require.NoError(t, err)
 	secretName := fixture.Release + "-proxy-credentials"
 	assert.Equal(t, fixture.CredHTTP, string(proxytest.Get[corev1.Secret](t, r, secretName).Data["HTTP_PROXY"]))
@@ -173,7 +174,7 @@ chartOperator: {bootstrap: {enabled: true}}`, "chartOperator.bootstrap.apiServer
 func TestChartOperatorAndCertManagerCarryTheTrust(t *testing.T) {
 	ca, _ := fixture.NewCA(t, "corp")
 	values := fixture.TrustValues(t, "proxy", ca)
-	spec := operatorSpec(t, fixture.Render(t, fixture.ChartOperator, values))
+	spec := operatorSpec(t, fixture.Render(t, fixture.ChartOperator, proxytest.Values(values)))
 	op := fixture.SpecContainer(t, spec, "chart-operator")
 	assert.Equal(t, fixture.TrustEnv, op.Env[6:10], "after the proxy tier")
 	assert.Equal(t, "/etc/proxykit/ca", op.VolumeMounts[0].MountPath)
@@ -186,7 +187,7 @@ func TestChartOperatorAndCertManagerCarryTheTrust(t *testing.T) {
 				Volumes      []corev1.Volume      `json:"volumes"`
 				VolumeMounts []corev1.VolumeMount `json:"volumeMounts"`
 			}
-			require.NoError(t, fixture.YAMLUnmarshal(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, v))["certManager"], &got))
+			require.NoError(t, fixture.YAMLUnmarshal(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(v)))["certManager"], &got))
 			assert.Equal(t, fixture.TrustEnv, got.ExtraEnv[len(got.ExtraEnv)-4:])
 			assert.Equal(t, "proxykit-ca-bundle", got.Volumes[0].ConfigMap.Name)
 			assert.Equal(t, "/etc/proxykit/ca", got.VolumeMounts[0].MountPath)

@@ -49,7 +49,7 @@ func assertCoversCluster(t *testing.T, noProxy string) {
 }
 
 func TestClusterProxyPlain(t *testing.T) {
-	r, err := fixture.TryRender(t, fixture.ClusterProxy, fixture.ClusterProxyPlain)
+	r, err := fixture.RenderE(fixture.ClusterProxy, proxytest.Values(fixture.ClusterProxyPlain))
 	require.NoError(t, err)
 
 	values := decodeClusterValues(t, proxytest.Get[corev1.Secret](t, r, "wc1-cluster-values"))
@@ -91,7 +91,7 @@ func TestClusterProxyPlain(t *testing.T) {
 // plain values beside the URLs (the JVM's flags hold no credential).
 func TestClusterProxyRuntimes(t *testing.T) {
 	values := strings.Replace(fixture.ClusterProxyPlain, "  noProxy: [.corp.example]\n", "  noProxy: [.corp.example]\n  runtimes: [java, node]\n", 1) + "envFrom: {enabled: true, name: proxy-env}\n"
-	r := fixture.Render(t, fixture.ClusterProxy, values)
+	r := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(values))
 	envFrom := proxytest.Get[corev1.ConfigMap](t, r, "proxy-env").Data
 	assert.True(t, strings.HasPrefix(envFrom["JAVA_TOOL_OPTIONS"], "-Dhttp.proxyHost=proxy.corp.example -Dhttp.proxyPort=3128 -Dhttps.proxyHost=proxy.corp.example -Dhttps.proxyPort=3129 -Dhttp.nonProxyHosts=localhost|127.*|*.localhost|127.0.0.1|cluster.local|"), envFrom["JAVA_TOOL_OPTIONS"])
 	assert.Contains(t, envFrom["JAVA_TOOL_OPTIONS"], "|10.244.*|", "the pod CIDR, as the JVM's patterns")
@@ -100,14 +100,14 @@ func TestClusterProxyRuntimes(t *testing.T) {
 
 	creds := fixture.CredentialValues(t, map[string]any{"clusterName": "mgmt", "envFrom": map[string]any{"enabled": true, "name": "proxy-env"},
 		"proxy": map[string]any{"http": fixture.CredHTTP, "runtimes": []string{"java"}}})
-	secret := proxytest.Get[corev1.Secret](t, fixture.Render(t, fixture.ClusterProxy, creds), "proxy-env").Data
+	secret := proxytest.Get[corev1.Secret](t, fixture.Render(t, fixture.ClusterProxy, proxytest.Values(creds)), "proxy-env").Data
 	assert.Equal(t, fixture.CredHTTP, string(secret["HTTP_PROXY"]))
 	assert.True(t, strings.HasPrefix(string(secret["JAVA_TOOL_OPTIONS"]), "-Dhttp.proxyHost=proxy.corp -Dhttp.proxyPort=3128 "))
 	assert.NotContains(t, string(secret["JAVA_TOOL_OPTIONS"]), fixture.LeakMarker)
 }
 
 func TestClusterProxyCredentials(t *testing.T) {
-	r, err := fixture.TryRender(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "mgmt"}))
+	r, err := fixture.RenderE(fixture.ClusterProxy, proxytest.Values(fixture.CredentialValues(t, map[string]any{"clusterName": "mgmt"})))
 	require.NoError(t, err)
 	secretName := fixture.Release + "-proxy-credentials"
 
@@ -142,14 +142,15 @@ func TestClusterProxyCredentials(t *testing.T) {
 }
 
 func TestClusterProxySwitches(t *testing.T) {
-	r := fixture.Render(t, fixture.ClusterProxy, fixture.ClusterProxyPlain+`
+	r := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.ClusterProxyPlain+`
 clusterValues: {enabled: false}
 systemd: {enabled: false}
 envFrom: {enabled: true, name: corp-proxy-env}
-`)
+`))
+
 	assert.Equal(t, []string{"ConfigMap/corp-proxy-env"}, r.IDs())
 
-	off := fixture.Render(t, fixture.ClusterProxy, "clusterName: wc1\n")
+	off := fixture.Render(t, fixture.ClusterProxy, proxytest.Values("clusterName: wc1\n"))
 	assert.Equal(t, []string{"Secret/wc1-cluster-values"}, off.IDs(), "without a proxy only the (empty) cluster values remain")
 	assert.Equal(t, proxyConfig{}, decodeClusterValues(t, proxytest.Get[corev1.Secret](t, off, "wc1-cluster-values")).Proxy)
 }
@@ -172,7 +173,7 @@ func TestClusterProxyCarriesTheTrust(t *testing.T) {
 	ca, _ := fixture.NewCA(t, "corp")
 	values := strings.Replace(fixture.ClusterProxyPlain, "\nproxy:\n", "\nproxy:\n  trustedCA: "+fixture.YAMLQuote(ca)+"\n", 1)
 	require.Contains(t, values, "trustedCA")
-	r, err := fixture.TryRender(t, fixture.ClusterProxy, values)
+	r, err := fixture.RenderE(fixture.ClusterProxy, proxytest.Values(values))
 	require.NoError(t, err)
 	source := proxytest.Get[corev1.ConfigMap](t, r, "proxykit-ca")
 	assert.Equal(t, "cert-manager", source.Namespace, "trust-manager's trust namespace")
@@ -198,25 +199,25 @@ func TestClusterProxyCarriesTheTrust(t *testing.T) {
 	assert.Equal(t, "proxykit-ca", bundle.Spec.Sources[1].ConfigMap.Name)
 	assert.Equal(t, "ca.crt", bundle.Spec.Sources[1].ConfigMap.Key)
 	// the target is what proxykit.trust.volumes mounts
-	spec := proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, fixture.TrustValues(t, "proxy", ca)), fixture.Release+"-app").Spec.Template.Spec
+	spec := proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.TrustValues(t, "proxy", ca))), fixture.Release+"-app").Spec.Template.Spec
 	assert.Equal(t, spec.Volumes[0].ConfigMap.Name, bundle.Metadata.Name)
 	assert.Equal(t, "ca-certificates.crt", bundle.Spec.Target.ConfigMap.Key, "the file name the trust variables point at")
 	// and, password-less (no password key: trust-manager's default ""), the JVM's trust store
 	assert.Equal(t, map[string]any{"key": "ca-certificates.p12"}, bundle.Spec.Target.AdditionalFormats.PKCS12)
 	withJava := strings.Replace(fixture.TrustValues(t, "proxy", ca), "proxy:\n", "proxy:\n  runtimes: [java]\n", 1)
-	app := fixture.SpecContainer(t, proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, withJava), fixture.Release+"-app").Spec.Template.Spec, "app")
+	app := fixture.SpecContainer(t, proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, proxytest.Values(withJava)), fixture.Release+"-app").Spec.Template.Spec, "app")
 	assert.Contains(t, javaEnv(t, app.Env), "-Djavax.net.ssl.trustStore=/etc/proxykit/ca/ca-certificates.p12 ", "the file the JVM's flags point at")
 	assert.ElementsMatch(t, []string{"ConfigMap/proxykit-ca@cert-manager", "Bundle/proxykit-ca-bundle"}, objectsBySource(r)["templates/trust-bundle.yaml"])
 	// the nodes' copy, for the trust store
 	assert.Equal(t, ca, string(proxytest.Get[corev1.Secret](t, r, "wc1-systemd-proxy").Data["trustedCA"]))
 
 	t.Run("without a trusted CA: no Bundle, no key", func(t *testing.T) {
-		r := fixture.Render(t, fixture.ClusterProxy, fixture.ClusterProxyPlain)
+		r := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.ClusterProxyPlain))
 		assert.False(t, fixture.Has(r, "Bundle", "proxykit-ca-bundle"))
 		assert.NotContains(t, proxytest.Get[corev1.Secret](t, r, "wc1-systemd-proxy").Data, "trustedCA")
 	})
 	t.Run("the CAPI example installs the CA before containerd restarts", func(t *testing.T) {
-		capi, err := fixture.TryRender(t, fixture.Path("examples", "capi"), "clusterName: wc1\nproxy: {trustedCA: "+fixture.YAMLQuote(ca)+"}\n")
+		capi, err := fixture.RenderE(fixture.Path("examples", "capi"), proxytest.Values("clusterName: wc1\nproxy: {trustedCA: "+fixture.YAMLQuote(ca)+"}\n"))
 		require.NoError(t, err)
 		var kcp struct {
 			Spec struct {
@@ -250,9 +251,9 @@ var componentKeys = map[string][]string{
 
 func TestClusterProxyComponentValues(t *testing.T) {
 	values := fixture.ClusterProxyPlain + "components: {kappController: true, vsphereCPI: true, vsphereCSI: true}\n"
-	r, err := fixture.TryRender(t, fixture.ClusterProxy, values)
+	r, err := fixture.RenderE(fixture.ClusterProxy, proxytest.Values(values))
 	require.NoError(t, err)
-	noProxy := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, fixture.ClusterProxyPlain))["noProxy"]
+	noProxy := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.ClusterProxyPlain)))["noProxy"]
 	for component, keys := range componentKeys {
 		t.Run(component, func(t *testing.T) {
 			secret := proxytest.Get[corev1.Secret](t, r, "wc1-"+component+"-proxy-values")
@@ -269,12 +270,13 @@ func TestClusterProxyComponentValues(t *testing.T) {
 	}}, map[string][]string{"templates/component-values-secrets.yaml": objectsBySource(r)["templates/component-values-secrets.yaml"]})
 
 	t.Run("off by default", func(t *testing.T) {
-		r := fixture.Render(t, fixture.ClusterProxy, fixture.ClusterProxyPlain)
+		r := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.ClusterProxyPlain))
 		assert.False(t, fixture.Has(r, "Secret", "wc1-kapp-controller-proxy-values"))
 	})
 	t.Run("with credentials the values stay in Secrets", func(t *testing.T) {
-		r := fixture.Render(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "mgmt",
-			"components": map[string]any{"kappController": true, "vsphereCPI": true}, "flux": map[string]any{"enabled": true}}))
+		r := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.CredentialValues(t, map[string]any{"clusterName": "mgmt",
+			"components": map[string]any{"kappController": true, "vsphereCPI": true}, "flux": map[string]any{"enabled": true}})))
+
 		fixture.AssertNoCredentialsOutsideSecrets(t, r)
 		assert.Contains(t, string(proxytest.Get[corev1.Secret](t, r, "mgmt-kapp-controller-proxy-values").Data["values"]), "httpProxy: "+fixture.CredHTTP)
 	})
@@ -285,17 +287,17 @@ func TestClusterProxyComponentValues(t *testing.T) {
 // alone there is no URL to carry, and the render says so. Talos's own machinery
 // reads the patch in tests/distros.
 func TestClusterProxyTalosPatch(t *testing.T) {
-	r := fixture.Render(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "wc1", "talos": map[string]any{"enabled": true}}))
+	r := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.CredentialValues(t, map[string]any{"clusterName": "wc1", "talos": map[string]any{"enabled": true}})))
 	patch := string(proxytest.Get[corev1.Secret](t, r, "wc1-talos-proxy").Data["patch"])
 	assert.Contains(t, patch, "machine:\n  env:\n    http_proxy: "+fixture.CredHTTP+"\n")
 	assert.Contains(t, patch, "    https_proxy: "+fixture.CredHTTPS+"\n")
 	assert.Contains(t, patch, "    no_proxy: localhost,127.0.0.1,")
 	assert.NotContains(t, patch, "TrustedRootsConfig", "no CA, no document")
 
-	off := fixture.Render(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"}))
+	off := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"})))
 	assert.False(t, fixture.Has(off, "Secret", "wc1-talos-proxy"), "off unless talos.enabled")
 
-	err := fixture.RenderError(t, fixture.ClusterProxy, "clusterName: wc1\ntalos: {enabled: true}\nproxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n")
+	err := fixture.RenderError(t, fixture.ClusterProxy, proxytest.Values("clusterName: wc1\ntalos: {enabled: true}\nproxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n"))
 	assert.Contains(t, err, "talos.enabled")
 }
 
@@ -305,16 +307,16 @@ func TestClusterProxyTalosPatch(t *testing.T) {
 // tests/distros.
 func TestClusterProxyFlatcarButane(t *testing.T) {
 	values := fixture.CredentialValues(t, map[string]any{"clusterName": "wc1", "flatcar": map[string]any{"enabled": true}})
-	r := fixture.Render(t, fixture.ClusterProxy, values)
+	r := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(values))
 	butane := string(proxytest.Get[corev1.Secret](t, r, "wc1-flatcar-proxy").Data["butane"])
 	dropIn := string(proxytest.Get[corev1.Secret](t, r, "wc1-systemd-proxy").Data["containerdProxy"])
 	assert.Contains(t, butane, "variant: flatcar\n")
 	assert.Equal(t, 2, strings.Count(butane, "name: http-proxy.conf"), "containerd's and the kubelet's")
 	assert.Contains(t, butane, strings.ReplaceAll(strings.TrimSpace(dropIn), "\n", "\n        "), "the Cluster API drop-in, as it is")
 
-	off := fixture.Render(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"}))
+	off := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"})))
 	assert.False(t, fixture.Has(off, "Secret", "wc1-flatcar-proxy"))
-	err := fixture.RenderError(t, fixture.ClusterProxy, "clusterName: wc1\nflatcar: {enabled: true}\nproxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n")
+	err := fixture.RenderError(t, fixture.ClusterProxy, proxytest.Values("clusterName: wc1\nflatcar: {enabled: true}\nproxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n"))
 	assert.Contains(t, err, "flatcar.enabled")
 }
 
@@ -324,13 +326,13 @@ func TestClusterProxyFlatcarButane(t *testing.T) {
 // decoded strictly in tests/distros.
 func TestClusterProxyBottlerocketSettings(t *testing.T) {
 	values := "clusterName: wc1\nbottlerocket: {enabled: true}\n" + fixture.PlainProxy
-	r := fixture.Render(t, fixture.ClusterProxy, values)
+	r := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(values))
 	assert.Equal(t, []string{"ConfigMap/wc1-bottlerocket-proxy@" + fixture.Namespace}, objectsBySource(r)["templates/bottlerocket-settings-configmap.yaml"])
 	settings := proxytest.Get[corev1.ConfigMap](t, r, "wc1-bottlerocket-proxy").Data["settings.toml"]
 	assert.Contains(t, settings, "[settings.network]\nhttps-proxy = \"http://proxy.corp:3129\"\nno-proxy = [\"localhost\",")
 	assert.NotContains(t, settings, "settings.pki", "no CA, no pki")
 
-	err := fixture.RenderError(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "wc1", "bottlerocket": map[string]any{"enabled": true}}))
+	err := fixture.RenderError(t, fixture.ClusterProxy, proxytest.Values(fixture.CredentialValues(t, map[string]any{"clusterName": "wc1", "bottlerocket": map[string]any{"enabled": true}})))
 	assert.Contains(t, err, "bottlerocket.enabled")
 	assert.Contains(t, err, "proxy.relay")
 	assert.NotContains(t, err, fixture.LeakMarker)
@@ -345,7 +347,7 @@ func TestClusterProxyBottlerocketSettings(t *testing.T) {
 func TestClusterProxyEKSUserData(t *testing.T) {
 	const eks = "clusterName: wc1\neks: {enabled: true, cluster: {name: wc1, apiServerEndpoint: \"https://ABC.gr7.eu-west-1.eks.amazonaws.com\", cidr: 10.96.0.0/12}}\n"
 	values := eks + strings.Replace(fixture.PlainProxy, "apiServer: 10.96.0.1", "apiServer: abc.gr7.eu-west-1.eks.amazonaws.com", 1)
-	r := fixture.Render(t, fixture.ClusterProxy, values)
+	r := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(values))
 	assert.Equal(t, []string{"Secret/wc1-eks-proxy@" + fixture.Namespace}, objectsBySource(r)["templates/eks-userdata-secret.yaml"])
 	userData := string(proxytest.Get[corev1.Secret](t, r, "wc1-eks-proxy").Data["userData"])
 	dropIn := string(proxytest.Get[corev1.Secret](t, r, "wc1-systemd-proxy").Data["containerdProxy"])
@@ -354,9 +356,9 @@ func TestClusterProxyEKSUserData(t *testing.T) {
 	assert.Contains(t, userData, "#cloud-config\n")
 	assert.Equal(t, 2, strings.Count(userData, strings.ReplaceAll(strings.TrimSpace(dropIn), "\n", "\n    ")), "containerd's and the kubelet's drop-in, as Cluster API's")
 
-	karpenter := fixture.Render(t, fixture.ClusterProxy, strings.Replace(values, ", cluster: {name: wc1, apiServerEndpoint: \"https://ABC.gr7.eu-west-1.eks.amazonaws.com\", cidr: 10.96.0.0/12}", "", 1))
+	karpenter := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(strings.Replace(values, ", cluster: {name: wc1, apiServerEndpoint: \"https://ABC.gr7.eu-west-1.eks.amazonaws.com\", cidr: 10.96.0.0/12}", "", 1)))
 	assert.NotContains(t, string(proxytest.Get[corev1.Secret](t, karpenter, "wc1-eks-proxy").Data["userData"]), "NodeConfig", "without eks.cluster no NodeConfig: Karpenter and managed node groups write their own")
-	assert.False(t, fixture.Has(fixture.Render(t, fixture.ClusterProxy, "clusterName: wc1\n"+fixture.PlainProxy), "Secret", "wc1-eks-proxy"), "off by default")
+	assert.False(t, fixture.Has(fixture.Render(t, fixture.ClusterProxy, proxytest.Values("clusterName: wc1\n"+fixture.PlainProxy)), "Secret", "wc1-eks-proxy"), "off by default")
 
 	for bad, key := range map[string]string{
 		strings.Replace(values, "cidr: 10.96.0.0/12", "cidr: 172.20.0.0/16", 1):                                           "eks.cluster.cidr 172.20.0.0/16 is not among cluster.serviceCIDRs",
@@ -364,9 +366,9 @@ func TestClusterProxyEKSUserData(t *testing.T) {
 		strings.Replace(values, "apiServer: abc.gr7", "apiServer: other.gr7", 1):                                          "eks.cluster.apiServerEndpoint: the nodes call the API server by ABC.gr7.eu-west-1.eks.amazonaws.com",
 		eks + "proxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n": "eks.enabled: the drop-ins carry the proxy URLs",
 	} {
-		assert.Contains(t, fixture.RenderError(t, fixture.ClusterProxy, bad), "cluster-proxy: "+key)
+		assert.Contains(t, fixture.RenderError(t, fixture.ClusterProxy, proxytest.Values(bad)), "cluster-proxy: "+key)
 	}
-	err := fixture.RenderError(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "wc1", "eks": map[string]any{"enabled": true}}))
+	err := fixture.RenderError(t, fixture.ClusterProxy, proxytest.Values(fixture.CredentialValues(t, map[string]any{"clusterName": "wc1", "eks": map[string]any{"enabled": true}})))
 	assert.Contains(t, err, "eks.enabled")
 	assert.Contains(t, err, "proxy.relay")
 	assert.NotContains(t, err, fixture.LeakMarker)
@@ -385,7 +387,7 @@ func TestClusterProxyClusterTrustBundle(t *testing.T) {
 	name := "proxykit.io:trusted-ca:wc1"
 	values := fixture.ValuesYAML(t, map[string]any{"clusterName": "wc1", "trust": map[string]any{"clusterTrustBundle": true},
 		"proxy": map[string]any{"http": "http://proxy.corp:3128", "trustedCA": ca}, "cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12"}})
-	r := fixture.Render(t, fixture.ClusterProxy, values)
+	r := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(values))
 	assert.Equal(t, []string{"ClusterTrustBundle/" + name}, objectsBySource(r)["templates/cluster-trust-bundle.yaml"])
 	bundle := proxytest.Get[certificatesv1.ClusterTrustBundle](t, r, name)
 	assert.Equal(t, "certificates.k8s.io/v1", bundle.APIVersion)
@@ -393,11 +395,11 @@ func TestClusterProxyClusterTrustBundle(t *testing.T) {
 	assert.Equal(t, "true", bundle.Labels["proxykit.io/trusted-ca"], "the label the library's volume selects")
 	assert.Equal(t, strings.TrimSpace(ca), strings.TrimSpace(bundle.Spec.TrustBundle), "the CA alone without public roots")
 
-	withRoots := fixture.Render(t, fixture.ClusterProxy, values+fixture.ValuesYAML(t, map[string]any{"trust": map[string]any{"clusterTrustBundle": true, "publicRoots": root + "\n"}}))
+	withRoots := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(values+fixture.ValuesYAML(t, map[string]any{"trust": map[string]any{"clusterTrustBundle": true, "publicRoots": root + "\n"}})))
 	joined := proxytest.Get[certificatesv1.ClusterTrustBundle](t, withRoots, name).Spec.TrustBundle
 	assert.Equal(t, strings.TrimSpace(ca)+"\n"+strings.TrimSpace(root), strings.TrimSpace(joined), "the CA, then the public roots")
 
-	off := fixture.Render(t, fixture.ClusterProxy, strings.Replace(values, "clusterTrustBundle: true", "clusterTrustBundle: false", 1))
+	off := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(strings.Replace(values, "clusterTrustBundle: true", "clusterTrustBundle: false", 1)))
 	assert.False(t, fixture.Has(off, "ClusterTrustBundle", name))
 	_, err := proxytest.RenderE(fixture.ClusterProxy, proxytest.Values(values), proxytest.EmbeddedLibrary(), proxytest.KubeVersion("v1.36.3"))
 	require.Error(t, err)
@@ -407,7 +409,7 @@ func TestClusterProxyClusterTrustBundle(t *testing.T) {
 		"not a certificate": "trust.publicRoots holds no PEM certificate",
 		root + "junk":       "trust.publicRoots holds text besides PEM certificates",
 	} {
-		err := fixture.RenderError(t, fixture.ClusterProxy, values+fixture.ValuesYAML(t, map[string]any{"trust": map[string]any{"clusterTrustBundle": true, "publicRoots": roots}}))
+		err := fixture.RenderError(t, fixture.ClusterProxy, proxytest.Values(values+fixture.ValuesYAML(t, map[string]any{"trust": map[string]any{"clusterTrustBundle": true, "publicRoots": roots}})))
 		assert.Contains(t, err, want)
 		assertNoTemplateCrash(t, err)
 	}
@@ -419,7 +421,7 @@ func TestClusterProxyClusterTrustBundle(t *testing.T) {
 // alone. systemd's own parser reads them in tests/distros.
 func TestClusterProxyRKE2AndK3sEnvironment(t *testing.T) {
 	values := fixture.CredentialValues(t, map[string]any{"clusterName": "wc1", "rke2": map[string]any{"enabled": true}, "k3s": map[string]any{"enabled": true, "containerdOnly": true}})
-	r := fixture.Render(t, fixture.ClusterProxy, values)
+	r := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(values))
 	assert.ElementsMatch(t, []string{"Secret/wc1-rke2-proxy@" + fixture.Namespace, "Secret/wc1-k3s-proxy@" + fixture.Namespace}, objectsBySource(r)["templates/rke2-k3s-environment-secrets.yaml"])
 	rke2 := string(proxytest.Get[corev1.Secret](t, r, "wc1-rke2-proxy").Data["environment"])
 	k3s := string(proxytest.Get[corev1.Secret](t, r, "wc1-k3s-proxy").Data["environment"])
@@ -429,8 +431,8 @@ func TestClusterProxyRKE2AndK3sEnvironment(t *testing.T) {
 	assert.Contains(t, k3s, "\nCONTAINERD_HTTP_PROXY=\"http://")
 	assert.NotContains(t, k3s, "\nHTTP_PROXY=", "containerd alone")
 
-	off := fixture.Render(t, fixture.ClusterProxy, fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"}))
+	off := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"})))
 	assert.False(t, fixture.Has(off, "Secret", "wc1-rke2-proxy"))
-	err := fixture.RenderError(t, fixture.ClusterProxy, "clusterName: wc1\nk3s: {enabled: true}\nproxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n")
+	err := fixture.RenderError(t, fixture.ClusterProxy, proxytest.Values("clusterName: wc1\nk3s: {enabled: true}\nproxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n"))
 	assert.Contains(t, err, "cluster-proxy: k3s.enabled: the environment file carries the proxy URLs")
 }

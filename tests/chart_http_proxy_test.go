@@ -14,7 +14,7 @@ import (
 )
 
 func TestHTTPProxyChartObjects(t *testing.T) {
-	r, err := fixture.TryRender(t, fixture.HTTPProxy, fixture.HTTPProxyValues)
+	r, err := fixture.RenderE(fixture.HTTPProxy, proxytest.Values(fixture.HTTPProxyValues))
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"ConfigMap/test", "Service/test", "DaemonSet/test"}, r.IDs())
 	assert.Equal(t, map[string][]string{
@@ -62,7 +62,7 @@ ConnectPort 8443
 	assert.Equal(t, ds.Spec.Template.Labels["app.kubernetes.io/name"], svc.Spec.Selector["app.kubernetes.io/name"])
 
 	t.Run("IPv6 only", func(t *testing.T) {
-		r := fixture.Render(t, fixture.HTTPProxy, strings.Replace(fixture.HTTPProxyValues, "tinyproxy: {", `tinyproxy: {listen: "::", `, 1)+"service: {ipFamilyPolicy: SingleStack, ipFamilies: [IPv6]}\n")
+		r := fixture.Render(t, fixture.HTTPProxy, proxytest.Values(strings.Replace(fixture.HTTPProxyValues, "tinyproxy: {", `tinyproxy: {listen: "::", `, 1)+"service: {ipFamilyPolicy: SingleStack, ipFamilies: [IPv6]}\n"))
 		svc := proxytest.Get[corev1.Service](t, r, fixture.Release)
 		assert.Equal(t, []corev1.IPFamily{corev1.IPv6Protocol}, svc.Spec.IPFamilies)
 		assert.Contains(t, fixture.TinyproxyConf(t, r), "\nListen ::\n")
@@ -71,7 +71,7 @@ ConnectPort 8443
 
 func TestHTTPProxyUpstreamCredentialsStayInASecret(t *testing.T) {
 	values := fixture.HTTPProxyValues + `upstream: {url: "http://egress:Pa55+w%rd@proxy.corp.example:3128", noUpstream: [.corp.example, 10.0.0.0/8]}` + "\n"
-	r, err := fixture.TryRender(t, fixture.HTTPProxy, values)
+	r, err := fixture.RenderE(fixture.HTTPProxy, proxytest.Values(values))
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{"Secret/test", "Service/test", "DaemonSet/test"}, r.IDs())
 	conf := fixture.TinyproxyConf(t, r)
@@ -85,7 +85,7 @@ func TestHTTPProxyUpstreamCredentialsStayInASecret(t *testing.T) {
 		}
 	}
 	t.Run("without credentials the upstream stays in the ConfigMap", func(t *testing.T) {
-		r := fixture.Render(t, fixture.HTTPProxy, fixture.HTTPProxyValues+`upstream: {url: "http://proxy.corp.example:3128"}`)
+		r := fixture.Render(t, fixture.HTTPProxy, proxytest.Values(fixture.HTTPProxyValues+`upstream: {url: "http://proxy.corp.example:3128"}`))
 		assert.Contains(t, fixture.TinyproxyConf(t, r), "\nUpstream http proxy.corp.example:3128\n")
 		assert.False(t, fixture.Has(r, "Secret", fixture.Release))
 	})
@@ -113,7 +113,7 @@ func TestHTTPProxyBadValues(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := fixture.RenderError(t, fixture.HTTPProxy, tc.values)
+			err := fixture.RenderError(t, fixture.HTTPProxy, proxytest.Values(tc.values))
 			assert.Contains(t, err, tc.want)
 			assert.NotContains(t, err, "pa@ss", "the password is never shown")
 			assertNoTemplateCrash(t, err)

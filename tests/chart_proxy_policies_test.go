@@ -23,7 +23,7 @@ import (
 )
 
 func TestProxyPoliciesKyvernoRules(t *testing.T) {
-	r, err := fixture.TryRender(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+fixture.ClusterPolicyKind)
+	r, err := fixture.RenderE(fixture.ProxyPolicies, proxytest.Values(fixture.PolicyValuesPlain+fixture.ClusterPolicyKind))
 	require.NoError(t, err)
 	p := fixture.DecodePolicy(t, r, "inject-proxy-env")
 	assert.Equal(t, "none", p.Metadata.Annotations["pod-policies.kyverno.io/autogen-controllers"], "autogen off: no drift on controllers")
@@ -72,7 +72,7 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 }
 
 func TestProxyPoliciesOverrideRulesComeFirst(t *testing.T) {
-	p := fixture.DecodePolicy(t, fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+fixture.ClusterPolicyKind+"policy: {overrideExisting: true}\n"), "inject-proxy-env")
+	p := fixture.DecodePolicy(t, fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(fixture.PolicyValuesPlain+fixture.ClusterPolicyKind+"policy: {overrideExisting: true}\n")), "inject-proxy-env")
 	var names []string
 	for _, rule := range p.Spec.Rules {
 		names = append(names, rule.Name)
@@ -90,7 +90,7 @@ func TestProxyPoliciesOverrideRulesComeFirst(t *testing.T) {
 }
 
 func TestProxyPoliciesNative(t *testing.T) {
-	r, err := fixture.TryRender(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain)
+	r, err := fixture.RenderE(fixture.ProxyPolicies, proxytest.Values(fixture.PolicyValuesPlain))
 	require.NoError(t, err)
 	policy := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, r, "inject-proxy-env")
 	binding := proxytest.Get[admissionv1.MutatingAdmissionPolicyBinding](t, r, "inject-proxy-env")
@@ -151,7 +151,7 @@ func TestProxyPoliciesMergeDropsPublicEntries(t *testing.T) {
 	merged := java
 	table := fixture.Include(t, nil, proxykit.Call{Helper: "proxykit.noProxy.icannSuffixes"})
 
-	r := fixture.Render(t, fixture.ProxyPolicies, merged)
+	r := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(merged))
 	policy := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, r, "inject-proxy-env")
 	require.Len(t, policy.Spec.Mutations, 1, "the merge and its drop in the env's one JSON patch")
 	require.Len(t, policy.Spec.Variables, 1)
@@ -167,11 +167,11 @@ func TestProxyPoliciesMergeDropsPublicEntries(t *testing.T) {
 	require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, r, "MutatingPolicy", "inject-proxy-env").Raw), &mpol))
 	assert.Equal(t, policy.Spec.Variables, mpol.Spec.Variables, "Kyverno's MutatingPolicy reads the same variable")
 
-	off := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, java+"policy: {mergeNoProxy: false}\n"), "inject-proxy-env")
+	off := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(java+"policy: {mergeNoProxy: false}\n")), "inject-proxy-env")
 	assert.Empty(t, off.Spec.Variables, "no merge, no table")
 	assert.NotContains(t, off.Spec.Mutations[0].JSONPatch.Expression, "variables.psl")
 
-	clusterPolicy := fixture.Render(t, fixture.ProxyPolicies, merged+fixture.ClusterPolicyKind)
+	clusterPolicy := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(merged+fixture.ClusterPolicyKind))
 	// the inject rules' drop entries write the table into each JMESPath expression (a filter
 	// sees no variable): eight times with proxy.runtimes java, within what etcd stores (1.5 MiB)
 	assert.Less(t, len(fixture.Find(t, clusterPolicy, "ClusterPolicy", "inject-proxy-env").Raw), 1<<20)
@@ -196,12 +196,13 @@ func TestProxyPoliciesMergeDropsPublicEntries(t *testing.T) {
 }
 
 func TestProxyPoliciesScope(t *testing.T) {
-	r := fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+`
+	r := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(fixture.PolicyValuesPlain+`
 namespaces:
   exclude: [monitoring]
   include: [apps, team-*]
 kyverno: {namespace: policy-engine, policyKind: ClusterPolicy}
-`)
+`))
+
 	p := fixture.DecodePolicy(t, r, "inject-proxy-env")
 	for _, rule := range p.Spec.Rules {
 		assert.Equal(t, []string{"apps", "team-*"}, rule.Match.Any[0].Resources.Namespaces)
@@ -223,7 +224,7 @@ func TestProxyPoliciesCredentials(t *testing.T) {
 		"kyverno":  map[string]any{"policyKind": "ClusterPolicy"},
 		"defaults": nil,
 	})
-	r, err := fixture.TryRender(t, fixture.ProxyPolicies, values)
+	r, err := fixture.RenderE(fixture.ProxyPolicies, proxytest.Values(values))
 	require.NoError(t, err)
 	secretName := fixture.Release + "-proxy-credentials"
 
@@ -266,9 +267,9 @@ func TestProxyPoliciesCredentials(t *testing.T) {
 }
 
 func TestProxyPoliciesOff(t *testing.T) {
-	r := fixture.Render(t, fixture.ProxyPolicies, `native: {enabled: true}`)
+	r := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(`native: {enabled: true}`))
 	assert.Empty(t, r.IDs(), "no proxy, no policy")
-	r = fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+`kyverno: {enabled: false}`+"\n")
+	r = fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(fixture.PolicyValuesPlain+`kyverno: {enabled: false}`+"\n"))
 	assert.ElementsMatch(t, []string{"MutatingAdmissionPolicy/inject-proxy-env", "MutatingAdmissionPolicyBinding/inject-proxy-env"}, r.IDs())
 }
 
@@ -322,7 +323,7 @@ func TestProxyPoliciesMutatingPolicy(t *testing.T) {
 			[]string{"kube-system", fixture.Namespace, "kyverno"}, ""},
 	}
 	for _, tc := range cases {
-		r := fixture.Render(t, fixture.ProxyPolicies, tc.values)
+		r := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(tc.values))
 		var p kyvernoCELPolicy
 		require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, r, "MutatingPolicy", "inject-proxy-env").Raw), &p))
 		native := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, r, "inject-proxy-env")
@@ -367,8 +368,9 @@ func TestProxyPoliciesMutatingPolicy(t *testing.T) {
 // existing namespaces too, kept in sync, and outlive the policy; the source and
 // the native copies carry helm.sh/resource-policy: keep.
 func TestProxyPoliciesGeneratingPolicy(t *testing.T) {
-	r := fixture.Render(t, fixture.ProxyPolicies, fixture.CredentialValues(t, map[string]any{
-		"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}, "defaults": nil}))
+	r := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(fixture.CredentialValues(t, map[string]any{
+		"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}, "defaults": nil})))
+
 	secret := fixture.Release + "-proxy-credentials"
 	var p kyvernoCELPolicy
 	require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, r, "GeneratingPolicy", "inject-proxy-env-secret").Raw), &p))
@@ -391,7 +393,7 @@ func TestProxyPoliciesGeneratingPolicy(t *testing.T) {
 		assert.Equal(t, "keep", s.Annotations["helm.sh/resource-policy"], "Secret in %s", ns)
 	}
 
-	r = fixture.Render(t, fixture.ProxyPolicies, fixture.CredentialValues(t, map[string]any{"kyverno": map[string]any{"policyKind": "ClusterPolicy"}, "defaults": nil}))
+	r = fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(fixture.CredentialValues(t, map[string]any{"kyverno": map[string]any{"policyKind": "ClusterPolicy"}, "defaults": nil})))
 	assert.Contains(t, string(fixture.Find(t, r, "ClusterPolicy", "inject-proxy-env-secret").Raw), "orphanDownstreamOnPolicyDelete: true")
 	assert.False(t, fixture.Has(r, "GeneratingPolicy", "inject-proxy-env-secret"))
 	assert.False(t, fixture.Has(r, "MutatingPolicy", "inject-proxy-env"))
@@ -408,7 +410,7 @@ func TestProxyPoliciesMutatingPolicyNamespaces(t *testing.T) {
 		{"[team-a, team-b]", []string{"team-a", "team-b"}, ""},
 		{`[team-a, "apps-*"]`, nil, `[request.namespace].exists(s, s in ["team-a"] || s.matches("^apps-.*$"))`},
 	} {
-		r := fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+"namespaces: {exclude: [monitoring], include: "+tc.include+"}\n")
+		r := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(fixture.PolicyValuesPlain+"namespaces: {exclude: [monitoring], include: "+tc.include+"}\n"))
 		var p kyvernoCELPolicy
 		require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, r, "MutatingPolicy", "inject-proxy-env").Raw), &p))
 		want := []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn,
@@ -436,17 +438,17 @@ func TestProxyPoliciesMutatingPolicyNamespaces(t *testing.T) {
 func TestProxyPoliciesFabric8(t *testing.T) {
 	goVars, err := json.Marshal(noproxy.JavaOptionVariables)
 	require.NoError(t, err)
-	r := fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain)
+	r := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(fixture.PolicyValuesPlain))
 	expr := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, r, "inject-proxy-env").Spec.Mutations[0].JSONPatch.Expression
 	assert.Contains(t, expr, fmt.Sprintf(`.matches(%q)`, "(^|/)[^/:]*("+strings.Join(noproxy.JVMImageWords, "|")+")[^/:]*(:[^/]*)?$"), "the image words are Go's")
 	assert.Contains(t, expr, "e.name in "+string(goVars), "the JVM's option variables are Go's")
 	assert.Contains(t, expr, `.map(jvm, [jvm ? pfabric8 : pall].map(plist, [jvm ? vals[3] : vals[2]].map(cnp,`)
 	assert.Equal(t, 1, strings.Count(expr, fixture.PolicyNoProxy), "NO_PROXY written once")
-	clusterPolicy := string(fixture.Find(t, fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+fixture.ClusterPolicyKind), "ClusterPolicy", "inject-proxy-env").Raw)
+	clusterPolicy := string(fixture.Find(t, fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(fixture.PolicyValuesPlain+fixture.ClusterPolicyKind)), "ClusterPolicy", "inject-proxy-env").Raw)
 	assert.Contains(t, clusterPolicy, "- name: fabric8\n", "the ClusterPolicy decides per container too")
 
 	// with credentials NO_PROXY is the Secret's: nothing to choose
 	credentials := fixture.CredentialValues(t, map[string]any{"native": map[string]any{"enabled": true, "secretNamespaces": []string{"apps"}}, "defaults": nil})
-	expr = proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, credentials), "inject-proxy-env").Spec.Mutations[0].JSONPatch.Expression
+	expr = proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(credentials)), "inject-proxy-env").Spec.Mutations[0].JSONPatch.Expression
 	assert.NotContains(t, expr, "pfabric8")
 }

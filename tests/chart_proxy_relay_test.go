@@ -35,7 +35,7 @@ func relayValues(extra string) string {
 // The relay's objects, each from its template, with the password in the
 // Secret only: every other object, the Pods' args among them, is free of it.
 func TestProxyRelayChartObjects(t *testing.T) {
-	r, err := fixture.TryRender(t, fixture.ProxyRelay, fixture.ProxyRelayValues)
+	r, err := fixture.RenderE(fixture.ProxyRelay, proxytest.Values(fixture.ProxyRelayValues))
 	require.NoError(t, err)
 	ns := "@" + fixture.Namespace
 	assert.Equal(t, map[string][]string{
@@ -104,7 +104,7 @@ func TestProxyRelayChartObjects(t *testing.T) {
 // The choices a user makes, each as the relay's Pods then run.
 func TestProxyRelayChartChoices(t *testing.T) {
 	t.Run("no scheme: no Secret, no credentials folder", func(t *testing.T) {
-		r := fixture.Render(t, fixture.ProxyRelay, relayValues("upstream: {scheme: none}\ncredentials: {username: \"\", password: \"\"}\n"))
+		r := fixture.Render(t, fixture.ProxyRelay, proxytest.Values(relayValues("upstream: {scheme: none}\ncredentials: {username: \"\", password: \"\"}\n")))
 		assert.False(t, fixture.Has(r, "Secret", "test-credentials"))
 		c := fixture.SpecContainer(t, proxytest.Get[appsv1.Deployment](t, r, fixture.Release).Spec.Template.Spec, "relay")
 		assert.Contains(t, c.Args, "--scheme=none")
@@ -112,20 +112,21 @@ func TestProxyRelayChartChoices(t *testing.T) {
 		assert.Empty(t, c.VolumeMounts)
 	})
 	t.Run("existingSecret: the user's Secret, none rendered", func(t *testing.T) {
-		r := fixture.Render(t, fixture.ProxyRelay, relayValues("credentials: {existingSecret: corp-proxy, username: \"\", password: \"\"}\n"))
+		r := fixture.Render(t, fixture.ProxyRelay, proxytest.Values(relayValues("credentials: {existingSecret: corp-proxy, username: \"\", password: \"\"}\n")))
 		assert.False(t, fixture.Has(r, "Secret", "test-credentials"))
 		spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release).Spec.Template.Spec
 		assert.Equal(t, "corp-proxy", spec.Volumes[0].Secret.SecretName)
 	})
 	t.Run("negotiate with a keytab and krb5.conf", func(t *testing.T) {
 		keytab := base64.StdEncoding.EncodeToString([]byte("\x05\x02keytab"))
-		r := fixture.Render(t, fixture.ProxyRelay, relayValues(`upstream: {url: "http://proxy.corp.example:8080", scheme: negotiate, spn: HTTP/proxy.corp.example@CORP.EXAMPLE}
+		r := fixture.Render(t, fixture.ProxyRelay, proxytest.Values(relayValues(`upstream: {url: "http://proxy.corp.example:8080", scheme: negotiate, spn: HTTP/proxy.corp.example@CORP.EXAMPLE}
 credentials: {username: svc-relay@CORP.EXAMPLE, password: "", keytabBase64: "`+keytab+`"}
 kerberos:
   krb5Conf: |
     [libdefaults]
       default_realm = CORP.EXAMPLE
-`))
+`)))
+
 		secret := proxytest.Get[corev1.Secret](t, r, "test-credentials")
 		assert.Equal(t, []byte("\x05\x02keytab"), secret.Data["keytab"])
 		assert.NotContains(t, secret.Data, "password")
@@ -140,17 +141,17 @@ kerberos:
 		assert.NotEmpty(t, dep.Spec.Template.Annotations["checksum/krb5"], "a changed krb5.conf rolls the Pods")
 	})
 	t.Run("one replica: no budget that would block every drain", func(t *testing.T) {
-		r := fixture.Render(t, fixture.ProxyRelay, relayValues("replicas: 1\n"))
+		r := fixture.Render(t, fixture.ProxyRelay, proxytest.Values(relayValues("replicas: 1\n")))
 		assert.False(t, fixture.Has(r, "PodDisruptionBudget", fixture.Release))
 	})
 	t.Run("namespaces named: the policy admits those", func(t *testing.T) {
-		r := fixture.Render(t, fixture.ProxyRelay, relayValues("networkPolicy: {namespaces: [apps, ci], metricsNamespaces: [monitoring]}\n"))
+		r := fixture.Render(t, fixture.ProxyRelay, proxytest.Values(relayValues("networkPolicy: {namespaces: [apps, ci], metricsNamespaces: [monitoring]}\n")))
 		np := proxytest.Get[networkingv1.NetworkPolicy](t, r, fixture.Release)
 		assert.Equal(t, []string{"apps", "ci"}, np.Spec.Ingress[0].From[0].NamespaceSelector.MatchExpressions[0].Values)
 		assert.Equal(t, []string{"monitoring"}, np.Spec.Ingress[1].From[0].NamespaceSelector.MatchExpressions[0].Values)
 	})
 	t.Run("no NetworkPolicy when disabled", func(t *testing.T) {
-		r := fixture.Render(t, fixture.ProxyRelay, relayValues("networkPolicy: {enabled: false}\n"))
+		r := fixture.Render(t, fixture.ProxyRelay, proxytest.Values(relayValues("networkPolicy: {enabled: false}\n")))
 		assert.False(t, fixture.Has(r, "NetworkPolicy", fixture.Release))
 	})
 }
@@ -186,7 +187,7 @@ func TestProxyRelayChartRefusesBadValues(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := fixture.TryRender(t, fixture.ProxyRelay, relayValues(tc.values))
+			_, err := fixture.RenderE(fixture.ProxyRelay, proxytest.Values(relayValues(tc.values)))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 			assert.NotContains(t, err.Error(), password)

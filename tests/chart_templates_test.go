@@ -83,7 +83,7 @@ func TestEachTemplateRendersItsObjects(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.chart[len(fixture.Root)+1:], func(t *testing.T) {
-			assert.Equal(t, tc.want, objectsBySource(fixture.Render(t, tc.chart, tc.values)))
+			assert.Equal(t, tc.want, objectsBySource(fixture.Render(t, tc.chart, proxytest.Values(tc.values))))
 		})
 	}
 }

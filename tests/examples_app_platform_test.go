@@ -15,7 +15,7 @@ import (
 // into the cluster-proxy render of the same namespace, and reads its `values` key
 // the way Giant Swarm's app-operator does.
 func TestAppPlatformExampleReadsClusterValues(t *testing.T) {
-	r, err := fixture.TryRender(t, fixture.Path("examples", "app-platform"), "clusterName: wc1\n")
+	r, err := fixture.RenderE(fixture.Path("examples", "app-platform"), proxytest.Values("clusterName: wc1\n"))
 	require.NoError(t, err)
 	var app struct {
 		Metadata struct{ Namespace string } `json:"metadata"`
@@ -35,7 +35,7 @@ func TestAppPlatformExampleReadsClusterValues(t *testing.T) {
 		"credentials": fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"}),
 	} {
 		t.Run(name, func(t *testing.T) {
-			proxy := fixture.Render(t, fixture.ClusterProxy, values)
+			proxy := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(values))
 			secret := proxytest.Get[corev1.Secret](t, proxy, ref.Name)
 			assert.Equal(t, ref.Namespace, secret.Namespace)
 			var got struct {
@@ -45,7 +45,7 @@ func TestAppPlatformExampleReadsClusterValues(t *testing.T) {
 			}
 			require.NoError(t, fixture.YAMLUnmarshal(string(secret.Data["values"]), &got))
 			assert.NotEmpty(t, got.Cluster.Proxy.HTTPS)
-			assert.Equal(t, fixture.Helpers(t, fixture.Render(t, fixture.Fixture, values))["noProxy"], got.Cluster.Proxy.NoProxy, "the library's NO_PROXY for these values")
+			assert.Equal(t, fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(values)))["noProxy"], got.Cluster.Proxy.NoProxy, "the library's NO_PROXY for these values")
 			if name == "plain" {
 				assertCoversCluster(t, got.Cluster.Proxy.NoProxy)
 			}

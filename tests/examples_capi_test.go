@@ -16,7 +16,7 @@ import (
 // workers' KubeadmConfigTemplate and of the KubeadmControlPlane, by kind.
 func capiSpecs(t *testing.T) map[string]fixture.KubeadmConfigSpec {
 	t.Helper()
-	r, err := fixture.TryRender(t, fixture.Path("examples", "capi"), "clusterName: wc1\n")
+	r, err := fixture.RenderE(fixture.Path("examples", "capi"), proxytest.Values("clusterName: wc1\n"))
 	require.NoError(t, err)
 	var tmpl struct {
 		Spec struct {
@@ -37,7 +37,7 @@ func capiSpecs(t *testing.T) map[string]fixture.KubeadmConfigSpec {
 // KubeadmControlPlane and the cluster-proxy chart for the same cluster, and
 // follows every file to its Secret key.
 func TestCAPIExampleReadsTheClusterProxySecret(t *testing.T) {
-	proxy := fixture.Render(t, fixture.ClusterProxy, fixture.ClusterProxyPlain)
+	proxy := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.ClusterProxyPlain))
 	for kind, spec := range capiSpecs(t) {
 		t.Run(kind, func(t *testing.T) {
 			paths := map[string]string{}

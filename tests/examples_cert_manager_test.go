@@ -25,7 +25,7 @@ type helmRelease struct {
 // TestCertManagerExampleReadsClusterValues follows the HelmRelease's valuesFrom
 // into the cluster-proxy render and checks what cert-manager would receive.
 func TestCertManagerExampleReadsClusterValues(t *testing.T) {
-	r, err := fixture.TryRender(t, fixture.Path("examples", "cert-manager"), "clusterName: wc1\n")
+	r, err := fixture.RenderE(fixture.Path("examples", "cert-manager"), proxytest.Values("clusterName: wc1\n"))
 	require.NoError(t, err)
 	var hr helmRelease
 	require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, r, "HelmRelease", "wc1-cert-manager").Raw), &hr))
@@ -39,7 +39,7 @@ func TestCertManagerExampleReadsClusterValues(t *testing.T) {
 		"credentials": fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"}),
 	} {
 		t.Run(name, func(t *testing.T) {
-			secret := proxytest.Get[corev1.Secret](t, fixture.Render(t, fixture.ClusterProxy, values), from.Name)
+			secret := proxytest.Get[corev1.Secret](t, fixture.Render(t, fixture.ClusterProxy, proxytest.Values(values)), from.Name)
 			raw, ok := secret.Data[from.ValuesKey]
 			require.True(t, ok, "valuesFrom reads missing key %q", from.ValuesKey)
 			var got map[string]any

@@ -39,7 +39,7 @@ func TestConsumerAppWithProviderValues(t *testing.T) {
 		t.Run(p.File, func(t *testing.T) {
 			values, err := os.ReadFile(fixture.Path("examples", "providers", p.File))
 			require.NoError(t, err)
-			r, err := fixture.TryRender(t, fixture.ConsumerApp, string(values))
+			r, err := fixture.RenderE(fixture.ConsumerApp, proxytest.Values(string(values)))
 			require.NoError(t, err)
 			var parsed struct{ Defaults struct{ Env []corev1.EnvVar } }
 			require.NoError(t, fixture.YAMLUnmarshal(string(values), &parsed))
@@ -76,7 +76,7 @@ func TestConsumerAppWithProviderValues(t *testing.T) {
 }
 
 func TestConsumerAppWithCredentials(t *testing.T) {
-	r, err := fixture.TryRender(t, fixture.ConsumerApp, fixture.CredentialValues(t, nil))
+	r, err := fixture.RenderE(fixture.ConsumerApp, proxytest.Values(fixture.CredentialValues(t, nil)))
 	require.NoError(t, err)
 	secret := proxytest.Get[corev1.Secret](t, r, fixture.Release+"-proxy-credentials")
 	assert.Equal(t, fixture.CredHTTPS, string(secret.Data["HTTPS_PROXY"]))

@@ -47,7 +47,7 @@ func TestProviderValuesAgainstEveryChart(t *testing.T) {
 		require.NoError(t, err)
 		for name, chart := range charts {
 			t.Run(p.File+"/"+name, func(t *testing.T) {
-				r := fixture.Render(t, chart, string(values)+"\nnative: {enabled: true, secretNamespaces: [apps]}\n")
+				r := fixture.Render(t, chart, proxytest.Values(string(values)+"\nnative: {enabled: true, secretNamespaces: [apps]}\n"))
 				found := noProxyValues(r)
 				require.NotEmpty(t, found, "%s renders no NO_PROXY", name)
 				for _, noProxy := range found {

@@ -7,22 +7,23 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
 func TestCertManagerValues(t *testing.T) {
 	t.Run("plain: the upstream chart's own keys", func(t *testing.T) {
 		var got map[string]any
-		require.NoError(t, fixture.YAMLUnmarshal(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, fixture.PlainProxy))["certManager"], &got))
+		require.NoError(t, fixture.YAMLUnmarshal(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.PlainProxy)))["certManager"], &got))
 		assert.Equal(t, map[string]any{"http_proxy": "http://proxy.corp:3128", "https_proxy": "http://proxy.corp:3129", "no_proxy": fixture.NoProxyPlain}, got)
 	})
 	t.Run("https only: no empty http_proxy", func(t *testing.T) {
 		var got map[string]any
-		require.NoError(t, fixture.YAMLUnmarshal(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, "proxy: {https: \"http://p:1\"}\ncluster: {serviceCIDRs: [10.96.0.0/12]}"))["certManager"], &got))
+		require.NoError(t, fixture.YAMLUnmarshal(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values("proxy: {https: \"http://p:1\"}\ncluster: {serviceCIDRs: [10.96.0.0/12]}")))["certManager"], &got))
 		assert.Equal(t, []string{"https_proxy", "no_proxy"}, sortedKeys(got))
 	})
 	t.Run("credentials: extraEnv with secretKeyRefs, no URL", func(t *testing.T) {
-		certManager := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, fixture.CredentialValues(t, nil)))["certManager"]
+		certManager := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.CredentialValues(t, nil))))["certManager"]
 		assert.NotContains(t, certManager, fixture.LeakMarker)
 		var got struct {
 			ExtraEnv []corev1.EnvVar `json:"extraEnv"`

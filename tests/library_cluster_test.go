@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -26,9 +27,9 @@ func TestClusterFacts(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var got map[string]any
-			require.NoError(t, json.Unmarshal([]byte(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, tc.values))["clusterFacts"]), &got))
+			require.NoError(t, json.Unmarshal([]byte(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(tc.values)))["clusterFacts"]), &got))
 			assert.Equal(t, tc.want, got)
 		})
 	}
-	assert.Contains(t, fixture.RenderError(t, fixture.Fixture, `cluster: {serviceCIDRs: [10.96.0.0/33]}`), "cluster.serviceCIDRs", "the facts are read with the library's checks")
+	assert.Contains(t, fixture.RenderError(t, fixture.Fixture, proxytest.Values(`cluster: {serviceCIDRs: [10.96.0.0/33]}`)), "cluster.serviceCIDRs", "the facts are read with the library's checks")
 }

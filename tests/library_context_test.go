@@ -25,7 +25,7 @@ func TestHelpersNeedTheRootContext(t *testing.T) {
 		for _, mode := range []string{"with", "range"} {
 			t.Run(helper+"/"+mode, func(t *testing.T) {
 				values := fixture.WithNetworks(fmt.Sprintf("proxy: {http: \"http://proxy:3128\"}\ncontextCheck: {helper: %s, mode: %s}", helper, mode))
-				err := fixture.RenderError(t, fixture.Fixture, values)
+				err := fixture.RenderError(t, fixture.Fixture, proxytest.Values(values))
 				assert.Contains(t, err, helper+":")
 				assert.Contains(t, err, "pass `$`")
 				assertNoTemplateCrash(t, err)
@@ -33,7 +33,7 @@ func TestHelpersNeedTheRootContext(t *testing.T) {
 		}
 		t.Run(helper+"/root", func(t *testing.T) {
 			values := fixture.WithNetworks(fmt.Sprintf("proxy: {http: \"http://proxy:3128\"}\ncontextCheck: {helper: %s, mode: root}", helper))
-			out := proxytest.Get[corev1.Secret](t, fixture.Render(t, fixture.Fixture, values), fixture.Release+"-context-check").StringData["output"]
+			out := proxytest.Get[corev1.Secret](t, fixture.Render(t, fixture.Fixture, proxytest.Values(values)), fixture.Release+"-context-check").StringData["output"]
 			if helper != "proxykit.proxy.secret" && helper != "proxykit.proxy.hasCredentials" && !strings.HasPrefix(helper, "proxykit.trust.") {
 				assert.NotEmpty(t, out, "with $ the helper renders its output")
 			}

@@ -27,7 +27,7 @@ func callerEnv(t *testing.T, m *proxytest.Manifests, container string) []corev1.
 }
 
 func TestGenerateEnvNoProxyPerCall(t *testing.T) {
-	m := fixture.Render(t, fixture.Fixture, fixture.PlainProxy+callerServices)
+	m := fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.PlainProxy+callerServices))
 	withServices := fixture.WithNoProxy(fixture.NoProxyPlain, servicesNoProxy)
 	want := []corev1.EnvVar{
 		fixture.Val("HTTP_PROXY", "http://proxy.corp:3128"),
@@ -61,22 +61,23 @@ func assertServicesProxiedOnlyIn(t *testing.T, m *proxytest.Manifests) {
 
 func TestGenerateEnvNoProxyPerCallPrecedence(t *testing.T) {
 	// defaults.env and the call's own sources still win over the proxy tier
-	m := fixture.Render(t, fixture.Fixture, fixture.PlainProxy+callerServices+`
+	m := fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.PlainProxy+callerServices+`
 defaults:
   env: [{name: no_proxy, value: own.example}]
 app:
   env: [{name: NO_PROXY, value: mine.example}]
-`)
+`))
+
 	env := fixture.EnvMap(callerEnv(t, m, "generate-env"))
 	assert.Equal(t, "mine.example", env["NO_PROXY"].Value)
 	assert.Equal(t, "own.example", env["no_proxy"].Value)
 	// a comma-separated string is read like proxy.noProxy, and entries are written as there
-	m = fixture.Render(t, fixture.Fixture, fixture.PlainProxy+"caller: {services: [api], noProxy: \"api, *.api.example ,10.1.2.3/16\"}\n")
+	m = fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.PlainProxy+"caller: {services: [api], noProxy: \"api, *.api.example ,10.1.2.3/16\"}\n"))
 	assert.Equal(t, fixture.WithNoProxy(fixture.NoProxyPlain, "api,api.example,.api.example,10.1.0.0/16"), fixture.EnvMap(callerEnv(t, m, "generate-env"))["NO_PROXY"].Value)
 }
 
 func TestGenerateEnvNoProxyPerCallWithCredentials(t *testing.T) {
-	m := fixture.Render(t, fixture.Fixture, fixture.CredentialValues(t, map[string]any{"caller": map[string]any{"services": []string{"api", "db"}}}))
+	m := fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.CredentialValues(t, map[string]any{"caller": map[string]any{"services": []string{"api", "db"}}})))
 	secret := fixture.Release + "-proxy-credentials"
 	for _, container := range []string{"generate-env", "proxy-env"} {
 		env := fixture.EnvMap(callerEnv(t, m, container))
@@ -96,7 +97,7 @@ func TestGenerateEnvNoProxyPerCallWithCredentials(t *testing.T) {
 func TestGenerateEnvNoProxyPerCallWithExistingSecret(t *testing.T) {
 	fixture.AssertFailsNaming(t, fixture.Fixture, "proxy: {existingSecret: corp-proxy}\ncluster: {requireNetworks: true}\n"+callerServices,
 		`proxykit.generateEnv "noProxy"`, "proxy.existingSecret", "cluster.podCIDRs")
-	m := fixture.Render(t, fixture.Fixture, "proxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n"+callerServices)
+	m := fixture.Render(t, fixture.Fixture, proxytest.Values("proxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n"+callerServices))
 	env := fixture.EnvMap(callerEnv(t, m, "generate-env"))
 	assert.Equal(t, fixture.SecretRef("HTTP_PROXY", "corp-proxy", "HTTP_PROXY"), env["HTTP_PROXY"])
 	assert.Contains(t, env["NO_PROXY"].Value, "10.244.0.0/16,10.96.0.0/12,")
@@ -106,7 +107,7 @@ func TestGenerateEnvNoProxyPerCallWithExistingSecret(t *testing.T) {
 }
 
 func TestGenerateEnvNoProxyPerCallRuntimes(t *testing.T) {
-	m := fixture.Render(t, fixture.Fixture, strings.Replace(fixture.PlainProxy, "  https: http://proxy.corp:3129\n", "  https: http://proxy.corp:3129\n  runtimes: [java, node]\n", 1)+callerServices)
+	m := fixture.Render(t, fixture.Fixture, proxytest.Values(strings.Replace(fixture.PlainProxy, "  https: http://proxy.corp:3129\n", "  https: http://proxy.corp:3129\n  runtimes: [java, node]\n", 1)+callerServices))
 	for _, container := range []string{"generate-env", "proxy-env"} {
 		env := fixture.EnvMap(callerEnv(t, m, container))
 		assert.Contains(t, env["NO_PROXY"].Value, ",api,.api,api."+fixture.Namespace+",.api."+fixture.Namespace+",", "%s: node matches a bare entry only exactly", container)
@@ -131,7 +132,7 @@ func TestGenerateEnvNoProxyPerCallRejects(t *testing.T) {
 }
 
 func TestNoProxyServicesNamespace(t *testing.T) {
-	m, err := fixture.RenderAs(fixture.Fixture, "rel", "argocd", fixture.PlainProxy+"caller: {services: [argocd-repo-server]}\n")
+	m, err := fixture.RenderE(fixture.Fixture, proxytest.Values(fixture.PlainProxy+"caller: {services: [argocd-repo-server]}\n"), proxytest.Release("rel", "argocd"))
 	require.NoError(t, err)
 	noProxy := fixture.EnvMap(m.Container(t, "Deployment/rel-caller", "generate-env").Env)["NO_PROXY"].Value
 	assert.Contains(t, noProxy, ",argocd-repo-server,argocd-repo-server.argocd,argocd-repo-server.argocd.svc,[::1]", noProxy)

@@ -227,7 +227,7 @@ app:
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := fixture.Render(t, fixture.Fixture, tc.values)
+			r := fixture.Render(t, fixture.Fixture, proxytest.Values(tc.values))
 			spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-app").Spec.Template.Spec
 			for name, want := range tc.want {
 				got := fixture.SpecContainer(t, spec, name).Env
@@ -243,22 +243,24 @@ app:
 
 func TestGenerateEnvProxyTierComesFromTheLibraryOnly(t *testing.T) {
 	// the sidecar passes "proxy" false: defaults and its own source remain, in order
-	r := fixture.Render(t, fixture.Fixture, fixture.PlainProxy+`
+	r := fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.PlainProxy+`
 defaults:
   env: [{name: TZ, value: UTC}]
 sidecar:
   env: [{name: HTTP_PROXY, value: "http://sidecar-only:1"}]
-`)
+`))
+
 	spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-app").Spec.Template.Spec
 	assert.Equal(t, []corev1.EnvVar{fixture.Val("TZ", "UTC"), fixture.Val("HTTP_PROXY", "http://sidecar-only:1")}, fixture.SpecContainer(t, spec, "sidecar").Env)
 }
 
 func TestGenerateEnvRejectsSourcesOfTheWrongShape(t *testing.T) {
 	// one EnvVar map where a list of lists is expected is a common slip
-	err := fixture.RenderError(t, fixture.Fixture, `
+	err := fixture.RenderError(t, fixture.Fixture, proxytest.Values(`
 app:
   env: {name: A, value: a}
-`)
+`))
+
 	assert.Contains(t, err, `"env" item 1 is a single entry; pass a list of EnvVar lists`)
 	require.NotContains(t, err, "wrong type")
 }
@@ -273,7 +275,7 @@ func sidecarText(r *proxytest.Manifests) string {
 // backslashes included (they take generateEnv's slower check).
 func TestGenerateEnvAcceptsEveryNameKubernetesDoes(t *testing.T) {
 	for _, name := range []string{"A.B-c_1", "lower", `quo"te`, `back\slash`, "with space", "~!@#$%^&*()"} {
-		r := fixture.Render(t, fixture.Fixture, fixture.ValuesYAML(t, map[string]any{"app": map[string]any{"env": []any{map[string]any{"name": name, "value": "v"}}}}))
+		r := fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.ValuesYAML(t, map[string]any{"app": map[string]any{"env": []any{map[string]any{"name": name, "value": "v"}}}})))
 		env := r.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env
 		assert.Equal(t, name, env[len(env)-1].Name)
 	}
@@ -297,7 +299,7 @@ sidecar:
   env:
     - {name: JAVA_TOOL_OPTIONS, value: "-Xmx64m"}
 `
-	r := fixture.Render(t, fixture.Fixture, values)
+	r := fixture.Render(t, fixture.Fixture, proxytest.Values(values))
 	spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-app").Spec.Template.Spec
 	app := fixture.SpecContainer(t, spec, "app").Env
 	own := javaEnv(t, app)
@@ -329,14 +331,14 @@ func TestGenerateEnvRefusesCredentialsInPlainValues(t *testing.T) {
 		{"app:\n  env: [{name: TZ, value: UTC}, {name: https_proxy, value: \"http://svc-user:Zq-secret@proxy.corp:3128\"}]\n", "env source 1[1] (https_proxy)"},
 		{"app:\n  extraEnv: [{name: npm_config_proxy, value: \"socks5://svc-user:Zq-secret@proxy.corp:1080\"}]\n", "env source 2[0] (npm_config_proxy)"},
 	} {
-		err := fixture.RenderError(t, fixture.Fixture, fixture.PlainProxy+c.values)
+		err := fixture.RenderError(t, fixture.Fixture, proxytest.Values(fixture.PlainProxy+c.values))
 		assert.Contains(t, err, c.want)
 		assert.Contains(t, err, "proxy.existingSecret")
 		assert.NotContains(t, err, "Zq-secret")
 		assert.NotContains(t, err, "svc-user")
 	}
 	// a URL without user-info, or a credential that is not a proxy's, is the chart's business
-	m := fixture.Render(t, fixture.Fixture, fixture.PlainProxy+"app:\n  env: [{name: HTTP_PROXY, value: \"http://own:8080\"}, {name: DATABASE_URL, value: \"postgres://app:pw@db:5432/app\"}]\n")
+	m := fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.PlainProxy+"app:\n  env: [{name: HTTP_PROXY, value: \"http://own:8080\"}, {name: DATABASE_URL, value: \"postgres://app:pw@db:5432/app\"}]\n"))
 	env := fixture.EnvMap(m.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env)
 	assert.Equal(t, "http://own:8080", env["HTTP_PROXY"].Value)
 	assert.Equal(t, "postgres://app:pw@db:5432/app", env["DATABASE_URL"].Value)
@@ -345,10 +347,10 @@ func TestGenerateEnvRefusesCredentialsInPlainValues(t *testing.T) {
 // A values file reads numbers as float64, exact only up to 2^53: a larger one has
 // lost digits before the template sees it, so the render fails and says to quote it.
 func TestGenerateEnvRefusesNumbersPast2To53(t *testing.T) {
-	err := fixture.RenderError(t, fixture.Fixture, "defaults:\n  env: [{name: ID, value: 123456789012345678}]\n")
+	err := fixture.RenderError(t, fixture.Fixture, proxytest.Values("defaults:\n  env: [{name: ID, value: 123456789012345678}]\n"))
 	assert.Contains(t, err, "defaults.env[0] (ID)")
 	assert.Contains(t, err, "quote it")
-	m := fixture.Render(t, fixture.Fixture, "defaults:\n  env: [{name: ID, value: 9007199254740991}, {name: QUOTED, value: \"123456789012345678\"}, {name: NEG, value: -42}]\n")
+	m := fixture.Render(t, fixture.Fixture, proxytest.Values("defaults:\n  env: [{name: ID, value: 9007199254740991}, {name: QUOTED, value: \"123456789012345678\"}, {name: NEG, value: -42}]\n"))
 	env := fixture.EnvMap(m.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env)
 	assert.Equal(t, "9007199254740991", env["ID"].Value, "2^53-1 is carried exactly")
 	assert.Equal(t, "123456789012345678", env["QUOTED"].Value)

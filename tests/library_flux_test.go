@@ -21,7 +21,7 @@ func TestFluxProxySecret(t *testing.T) {
 		"cluster":     map[string]any{"serviceCIDRs": "10.96.0.0/12"},
 		"flux":        map[string]any{"enabled": true, "secretName": "corp-proxy", "namespace": "flux-system"},
 	})
-	r, err := fixture.TryRender(t, fixture.ClusterProxy, values)
+	r, err := fixture.RenderE(fixture.ClusterProxy, proxytest.Values(values))
 	require.NoError(t, err)
 	s := proxytest.Get[corev1.Secret](t, r, "corp-proxy")
 	assert.Equal(t, "flux-system", s.Namespace)
@@ -33,14 +33,14 @@ func TestFluxProxySecret(t *testing.T) {
 	assert.Equal(t, []string{"Secret/corp-proxy@flux-system"}, objectsBySource(r)["templates/flux-proxy-secret.yaml"])
 
 	t.Run("without credentials: the address alone", func(t *testing.T) {
-		r := fixture.Render(t, fixture.ClusterProxy, fixture.ClusterProxyPlain+"flux: {enabled: true}\n")
+		r := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.ClusterProxyPlain+"flux: {enabled: true}\n"))
 		s := proxytest.Get[corev1.Secret](t, r, "proxy")
 		assert.Equal(t, "http://proxy.corp.example:3129", string(s.Data["address"]), "the https URL by default")
 		assert.NotContains(t, s.Data, "username")
 	})
 	t.Run("an escape of a non-ASCII byte fails naming the key, not the password", func(t *testing.T) {
 		// the proxy URL's own check stops it before the Flux Secret decodes it
-		err := fixture.RenderError(t, fixture.ClusterProxy, strings.Replace(values, "p%40ss", "p%C3%A9ss", 1))
+		err := fixture.RenderError(t, fixture.ClusterProxy, proxytest.Values(strings.Replace(values, "p%40ss", "p%C3%A9ss", 1)))
 		assert.Contains(t, err, "proxykit: proxy.https:")
 		assert.Contains(t, err, "non-ASCII")
 		assert.NotContains(t, err, "C3%A9")

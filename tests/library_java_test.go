@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/proxykit/proxykit/noproxy"
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -22,7 +23,7 @@ func javaTranslation(t *testing.T, noProxy string) (string, []map[string]string)
 		NonProxyHosts string              `json:"nonProxyHosts"`
 		Skipped       []map[string]string `json:"skipped"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, values))["javaNonProxyHosts"]), &got))
+	require.NoError(t, json.Unmarshal([]byte(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(values)))["javaNonProxyHosts"]), &got))
 	return got.NonProxyHosts, got.Skipped
 }
 
@@ -82,7 +83,7 @@ proxy:
   noProxy: [.corp.example, example.org, 203.0.113.7, "fd00::7", "registry.local:5000"]
 `
 	values = strings.Replace(values, "proxy:\n  http: http://proxy.corp:3128\n  https: http://proxy.corp:3129\n", "", 1)
-	noProxy := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, values))["noProxy"]
+	noProxy := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(values)))["noProxy"]
 	require.Contains(t, noProxy, "192.168.10.0/26")
 	targets := []string{
 		"localhost", "a.localhost", "127.0.0.2", "[::1]", "10.0.0.1",
@@ -136,7 +137,7 @@ func plainWith(line string) string {
 // NODE_USE_ENV_PROXY and the ".name" forms Node.js needs in NO_PROXY.
 func TestRuntimes(t *testing.T) {
 	t.Run("java: flags for both proxies and the translated NO_PROXY", func(t *testing.T) {
-		r := fixture.Render(t, fixture.Fixture, plainWith("runtimes: [java]")+"javaOptions: true\n")
+		r := fixture.Render(t, fixture.Fixture, proxytest.Values(plainWith("runtimes: [java]")+"javaOptions: true\n"))
 		env := r.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env
 		hosts, _ := javaTranslation(t, fixture.NoProxyPlain)
 		assert.Equal(t, "-Dhttp.proxyHost=proxy.corp -Dhttp.proxyPort=3128 -Dhttps.proxyHost=proxy.corp -Dhttps.proxyPort=3129 -Dhttp.nonProxyHosts="+hosts, javaEnv(t, env))
@@ -145,14 +146,14 @@ func TestRuntimes(t *testing.T) {
 	})
 	t.Run("java without an HTTPS proxy: https:// goes direct, as in Go", func(t *testing.T) {
 		values := strings.Replace(plainWith("runtimes: java"), "  https: http://proxy.corp:3129\n", "", 1)
-		opts := javaEnv(t, fixture.Render(t, fixture.Fixture, values).Container(t, "Deployment/"+fixture.Release+"-app", "app").Env)
+		opts := javaEnv(t, fixture.Render(t, fixture.Fixture, proxytest.Values(values)).Container(t, "Deployment/"+fixture.Release+"-app", "app").Env)
 		assert.True(t, strings.HasPrefix(opts, "-Dhttp.proxyHost=proxy.corp -Dhttp.proxyPort=3128 -Dhttp.nonProxyHosts="), opts)
 		assert.NotContains(t, opts, "https.proxy")
 	})
 	t.Run("java behind an authenticated proxy: host and port, never the credentials", func(t *testing.T) {
 		values := fixture.CredentialValues(t, map[string]any{"proxy": map[string]any{
 			"http": fixture.CredHTTP, "https": strings.Replace(fixture.CredHTTPS, "https://", "http://", 1), "runtimes": []string{"java"}}})
-		r := fixture.Render(t, fixture.Fixture, values)
+		r := fixture.Render(t, fixture.Fixture, proxytest.Values(values))
 		env := r.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env
 		opts := javaEnv(t, env)
 		assert.True(t, strings.HasPrefix(opts, "-Dhttp.proxyHost=proxy.corp -Dhttp.proxyPort=3128 -Dhttps.proxyHost=proxy.corp -Dhttps.proxyPort=3129 "), opts)
@@ -162,7 +163,7 @@ func TestRuntimes(t *testing.T) {
 	})
 	t.Run("resolved like the other keys: global.proxy.runtimes reaches every chart", func(t *testing.T) {
 		values := fixture.PlainProxy + "global: {proxy: {runtimes: [node]}}\n"
-		r := fixture.Render(t, fixture.Fixture, values)
+		r := fixture.Render(t, fixture.Fixture, proxytest.Values(values))
 		env := r.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env
 		assert.Equal(t, fixture.Val("NODE_USE_ENV_PROXY", "1"), env[len(env)-1])
 		assert.Empty(t, javaEnv(t, env))
@@ -178,18 +179,18 @@ func TestRuntimes(t *testing.T) {
 		}
 	})
 	t.Run("proxy.runtimes wins over global.proxy.runtimes", func(t *testing.T) {
-		r := fixture.Render(t, fixture.Fixture, plainWith("runtimes: [java]")+"global: {proxy: {runtimes: [node]}}\n")
+		r := fixture.Render(t, fixture.Fixture, proxytest.Values(plainWith("runtimes: [java]")+"global: {proxy: {runtimes: [node]}}\n"))
 		env := r.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env
 		assert.NotEmpty(t, javaEnv(t, env))
 		assert.NotContains(t, fixture.Helpers(t, r)["noProxy"], "10.244.0.0-10.244.255.255", "no range: the node runtime is not resolved")
 	})
 	t.Run("the proxy off: no runtime variable", func(t *testing.T) {
-		r := fixture.Render(t, fixture.Fixture, "proxy: {runtimes: [java, node]}\njavaOptions: true\n")
+		r := fixture.Render(t, fixture.Fixture, proxytest.Values("proxy: {runtimes: [java, node]}\njavaOptions: true\n"))
 		assert.Nil(t, r.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env)
 		assert.Empty(t, fixture.Helpers(t, r)["javaOptions"])
 	})
 	t.Run("proxykit.java.options without java among the runtimes", func(t *testing.T) {
-		r := fixture.Render(t, fixture.Fixture, fixture.PlainProxy+"javaOptions: true\n")
+		r := fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.PlainProxy+"javaOptions: true\n"))
 		assert.True(t, strings.HasPrefix(fixture.Helpers(t, r)["javaOptions"], "-Dhttp.proxyHost=proxy.corp -Dhttp.proxyPort=3128 "))
 		assert.Empty(t, javaEnv(t, r.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env))
 	})
@@ -203,8 +204,9 @@ func TestRuntimesBadInput(t *testing.T) {
 		"global.proxy.runtimes must be a list or a comma-separated string, got map")
 	fixture.AssertFailsNaming(t, fixture.Fixture, "proxy: {existingSecret: corp-proxy, runtimes: [java]}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n",
 		"proxy.runtimes has java", "only in proxy.existingSecret")
-	err := fixture.RenderError(t, fixture.Fixture, fixture.CredentialValues(t, map[string]any{"proxy": map[string]any{
-		"http": fixture.CredHTTP, "https": fixture.CredHTTPS, "runtimes": "java"}}))
+	err := fixture.RenderError(t, fixture.Fixture, proxytest.Values(fixture.CredentialValues(t, map[string]any{"proxy": map[string]any{
+		"http": fixture.CredHTTP, "https": fixture.CredHTTPS, "runtimes": "java"}})))
+
 	assert.Contains(t, err, "proxy.runtimes has java, but proxy.https is an https:// URL")
 	assert.NotContains(t, err, fixture.LeakMarker)
 	// proxykit.java.options called without java among the runtimes names itself

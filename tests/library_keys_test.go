@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -40,7 +41,7 @@ func TestUnknownKeysFailWithTheNearestKnownKey(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := fixture.RenderError(t, fixture.Fixture, tc.values)
+			err := fixture.RenderError(t, fixture.Fixture, proxytest.Values(tc.values))
 			assert.Contains(t, err, "unknown key "+tc.unknown)
 			if tc.suggestion != "" {
 				assert.Contains(t, err, "did you mean "+tc.suggestion+"?")
@@ -51,7 +52,7 @@ func TestUnknownKeysFailWithTheNearestKnownKey(t *testing.T) {
 		})
 	}
 	t.Run("other keys under global are not the library's", func(t *testing.T) {
-		fixture.Render(t, fixture.Fixture, `global: {imageRegistry: registry.corp.example, proxy: {http: ""}}`)
+		fixture.Render(t, fixture.Fixture, proxytest.Values(`global: {imageRegistry: registry.corp.example, proxy: {http: ""}}`))
 	})
 }
 
@@ -65,7 +66,7 @@ func libraryKnownKeys(t *testing.T, section string) []string {
 		"cluster.proxy": `cluster: {proxy: {zz: 1}}`,
 		"global.proxy":  `global: {proxy: {zz: 1}}`,
 	}[section]
-	err := fixture.RenderError(t, fixture.Fixture, values)
+	err := fixture.RenderError(t, fixture.Fixture, proxytest.Values(values))
 	m := regexp.MustCompile(`the keys under ` + regexp.QuoteMeta(section) + ` are: ([A-Za-z, ]+)`).FindStringSubmatch(err)
 	require.NotNil(t, m, "no list of known keys in: %s", err)
 	keys := strings.Split(m[1], ", ")
@@ -99,13 +100,13 @@ func TestValuesNestedUnderProxykitFail(t *testing.T) {
 		`proxykit: {cluster: {podCIDRs: [10.244.0.0/16]}}`,
 		`proxykit: {defaults: {env: [{name: A, value: b}]}}`,
 	} {
-		err := fixture.RenderError(t, fixture.Fixture, values)
+		err := fixture.RenderError(t, fixture.Fixture, proxytest.Values(values))
 		assert.Contains(t, err, "values under proxykit:")
 		assert.Contains(t, err, "move proxykit.")
 		assert.Contains(t, err, "top level")
 	}
 	t.Run("global, which Helm copies there itself, is fine", func(t *testing.T) {
-		fixture.Render(t, fixture.Fixture, "global: {proxy: {http: \"http://g:1\"}}\ncluster: {serviceCIDRs: [10.96.0.0/12]}\nproxykit: {global: {x: 1}}")
+		fixture.Render(t, fixture.Fixture, proxytest.Values("global: {proxy: {http: \"http://g:1\"}}\ncluster: {serviceCIDRs: [10.96.0.0/12]}\nproxykit: {global: {x: 1}}"))
 	})
 }
 
@@ -113,7 +114,7 @@ func TestValuesNestedUnderProxykitFail(t *testing.T) {
 // suggestion measured against it (a 20,000-character key took 13 s).
 func TestAVeryLongUnknownKeyFailsAtOnce(t *testing.T) {
 	key := strings.Repeat("x", 20000)
-	err := fixture.RenderError(t, fixture.Fixture, "cluster:\n  ? "+key+"\n  : 1\n")
+	err := fixture.RenderError(t, fixture.Fixture, proxytest.Values("cluster:\n  ? "+key+"\n  : 1\n"))
 	assert.Contains(t, err, "unknown key cluster."+strings.Repeat("x", 64)+"... (20000 characters)")
 	assert.Less(t, len(err), 400)
 }

@@ -27,8 +27,8 @@ func TestKubeadmGetsTheProxyFromTheSecret(t *testing.T) {
 		"proxy":       map[string]any{"http": httpURL, "https": httpURL},
 		"cluster":     map[string]any{"podCIDRs": "10.244.0.0/16", "serviceCIDRs": "10.96.0.0/12", "apiServer": "10.96.0.1"},
 	})
-	proxy := fixture.Render(t, fixture.ClusterProxy, values)
-	noProxy := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, values))["noProxy"]
+	proxy := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(values))
+	noProxy := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(values)))["noProxy"]
 	envFile := filepath.Join(t.TempDir(), "proxy.env")
 	require.NoError(t, os.WriteFile(envFile, proxytest.Get[corev1.Secret](t, proxy, "wc1-systemd-proxy").Data["proxyEnv"], 0o600))
 
@@ -60,6 +60,6 @@ func TestKubeadmGetsTheProxyFromTheSecret(t *testing.T) {
 }
 
 func TestKubeadmSecretNameNeedsAClusterName(t *testing.T) {
-	err := fixture.RenderError(t, fixture.Path("examples", "capi"), "clusterName: \"\"\n")
+	err := fixture.RenderError(t, fixture.Path("examples", "capi"), proxytest.Values("clusterName: \"\"\n"))
 	assert.Contains(t, err, "clusterName is required")
 }

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -37,7 +38,7 @@ func TestLabels(t *testing.T) {
 		chart := filepath.Dir(filepath.Dir(file))
 		values, err := os.ReadFile(file)
 		require.NoError(t, err)
-		m := fixture.Render(t, chart, string(values))
+		m := fixture.Render(t, chart, proxytest.Values(string(values)))
 		for _, o := range m.Objects {
 			meta, _ := o.Content["metadata"].(map[string]any)
 			got, _ := meta["labels"].(map[string]any)

@@ -119,7 +119,7 @@ cluster: {podCIDRs: [10.0.0.0/8], serviceCIDRs: [10.0.0.0/8], metadataEndpoints:
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := fixture.Render(t, fixture.Fixture, tc.values)
+			r := fixture.Render(t, fixture.Fixture, proxytest.Values(tc.values))
 			h := fixture.Helpers(t, r)
 			assert.Equal(t, tc.want, h["noProxy"])
 			assert.Equal(t, tc.want, proxytest.Get[corev1.ConfigMap](t, r, fixture.Release+"-no-proxy").Data["NO_PROXY"])
@@ -140,7 +140,7 @@ cluster:
   serviceCIDRs: [10.96.0.0/12]
   apiServer: 10.96.0.1
 `
-	noProxy := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, values))["noProxy"]
+	noProxy := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(values)))["noProxy"]
 
 	bypass := []string{
 		"http://x.svc.cluster.local.", // trailing dot, as resolv.conf search paths produce
@@ -174,13 +174,13 @@ cluster:
 // IPv6, where Pods that use Pod Identity fetch their credentials) are bypassed
 // with the others, every IPv6 address bare and bracketed.
 func TestMetadataEndpointsIncludeAWSIPv6AndPodIdentity(t *testing.T) {
-	with := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, fixture.PlainProxy))["noProxy"]
+	with := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.PlainProxy)))["noProxy"]
 	for _, entry := range []string{"fd00:ec2::254", "[fd00:ec2::254]", "169.254.170.23", "fd00:ec2::23", "[fd00:ec2::23]"} {
 		assert.Contains(t, strings.Split(with, ","), entry)
 	}
 	fixture.AssertProxySelection(t, with, []string{"http://[fd00:ec2::254]/latest/meta-data/", "http://169.254.170.23/v1/credentials", "http://[fd00:ec2::23]/v1/credentials"},
 		[]string{fixture.ExternalURL})
-	without := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, fixture.PlainProxy+"\ncluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}\n"))["noProxy"]
+	without := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.PlainProxy+"\ncluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}\n")))["noProxy"]
 	assert.NotContains(t, without, "fd00:ec2::254")
 	assert.NotContains(t, without, "169.254.170.23")
 	assert.NotContains(t, without, "fd00:ec2::23")
@@ -199,8 +199,8 @@ func TestAddressesAreWrittenAsNetipPrintsThem(t *testing.T) {
 	for _, a := range addresses {
 		t.Run("apiServer "+a, func(t *testing.T) {
 			want := netip.MustParseAddr(a).Unmap().String()
-			noProxy := strings.Split(fixture.Helpers(t, fixture.Render(t, fixture.Fixture,
-				fmt.Sprintf("proxy: {http: 'http://p:1', noProxy: [%q]}\ncluster: {serviceCIDRs: [10.96.0.0/12], apiServer: %q}", a, a)))["noProxy"], ",")
+			noProxy := strings.Split(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(
+				fmt.Sprintf("proxy: {http: 'http://p:1', noProxy: [%q]}\ncluster: {serviceCIDRs: [10.96.0.0/12], apiServer: %q}", a, a))))["noProxy"], ",")
 			assert.Contains(t, noProxy, want, "the API server")
 			assert.NotContains(t, noProxy[len(noProxy)-1], "::0", "no zero group written out")
 			if strings.Contains(want, ":") {
@@ -216,7 +216,7 @@ func TestAddressesAreWrittenAsNetipPrintsThem(t *testing.T) {
 	for _, c := range cidrs {
 		t.Run("podCIDR "+c, func(t *testing.T) {
 			want := netip.MustParsePrefix(c).Masked().String()
-			h := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, fmt.Sprintf("proxy: {http: 'http://p:1', noProxy: [%q]}\ncluster: {podCIDRs: [%q]}", c, c)))
+			h := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(fmt.Sprintf("proxy: {http: 'http://p:1', noProxy: [%q]}\ncluster: {podCIDRs: [%q]}", c, c))))
 			assert.Contains(t, strings.Split(h["noProxy"], ","), want)
 			var facts struct{ PodCIDRs []string }
 			require.NoError(t, json.Unmarshal([]byte(h["clusterFacts"]), &facts))
@@ -261,7 +261,7 @@ func TestNoProxyOrderFabric8Accepts(t *testing.T) {
 		"node forms": fixture.PlainProxy + "global: {proxy: {runtimes: [node]}}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12, 'fd00:10:96::/112'], apiServer: 'fd00:10:96::1'}\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			m := fixture.Render(t, fixture.Fixture, values+"caller: {services: [api]}\n")
+			m := fixture.Render(t, fixture.Fixture, proxytest.Values(values+"caller: {services: [api]}\n"))
 			for _, c := range m.Containers() {
 				noProxy := m.Environment(c)["NO_PROXY"]
 				if noProxy == "" {
@@ -324,7 +324,7 @@ func TestNoProxyForFabric8(t *testing.T) {
 // through the proxy for the clients without CIDR support (.NET among them),
 // which no list of names can change.
 func TestNoProxyEveryFamilyReachesTheCluster(t *testing.T) {
-	m := fixture.Render(t, fixture.Fixture, fixture.PlainProxy+"cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], apiServer: 10.96.0.1}\ncaller: {services: [api]}\n")
+	m := fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.PlainProxy+"cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], apiServer: 10.96.0.1}\ncaller: {services: [api]}\n"))
 	env := m.Environment(m.Container(t, "Deployment/"+fixture.Release+"-caller", "generate-env"))
 	require.NotEmpty(t, env["NO_PROXY"])
 	apiServer := []string{"https://kubernetes", "https://kubernetes.default", "https://kubernetes.default.svc", "https://kubernetes.default.svc.cluster.local",

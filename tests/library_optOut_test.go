@@ -28,7 +28,7 @@ func TestOptOutVocabularyIsTheLibrarys(t *testing.T) {
 	assert.Equal(t, proxytest.AnnotationSkipContainers, v.SkipContainers)
 
 	// the ClusterPolicy excludes exactly those Pods
-	m := fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+fixture.ClusterPolicyKind)
+	m := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(fixture.PolicyValuesPlain+fixture.ClusterPolicyKind))
 	excluded := map[string]string{}
 	for _, rule := range fixture.DecodePolicy(t, m, "inject-proxy-env").Spec.Rules {
 		for _, any := range rule.Exclude.Any {

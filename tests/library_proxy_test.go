@@ -20,7 +20,9 @@ func TestCredentialsStayInSecrets(t *testing.T) {
 	values := fixture.CredentialValues(t, map[string]any{"secretCopy": map[string]any{"namespace": "apps", "name": "proxy-copy"}})
 	// the helm CLI renders the same objects: integration's TestCLIAndSDKRenderTheSame
 	renderers := map[string]func() (*proxytest.Manifests, error){
-		"sdk": func() (*proxytest.Manifests, error) { return fixture.TryRender(t, fixture.Fixture, values) },
+		"sdk": func() (*proxytest.Manifests, error) {
+			return fixture.RenderE(fixture.Fixture, proxytest.Values(values))
+		},
 	}
 	for name, render := range renderers {
 		t.Run(name, func(t *testing.T) {
@@ -54,10 +56,11 @@ func TestCredentialsStayInSecrets(t *testing.T) {
 }
 
 func TestCredentialsInOneURLMoveBothToTheSecret(t *testing.T) {
-	r := fixture.Render(t, fixture.Fixture, fixture.ValuesYAML(t, map[string]any{
+	r := fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.ValuesYAML(t, map[string]any{
 		"proxy":   map[string]any{"http": "http://proxy.corp:3128", "https": fixture.CredHTTPS, "lowercase": false},
 		"cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12"},
-	}))
+	})))
+
 	secretName := fixture.Release + "-proxy-credentials"
 	assert.Equal(t, fixture.SecretEnv(secretName, false), r.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env)
 	assert.Equal(t, "http://proxy.corp:3128", string(proxytest.Get[corev1.Secret](t, r, secretName).Data["HTTP_PROXY"]))
@@ -71,7 +74,7 @@ func TestExistingSecret(t *testing.T) {
 	}
 	for name, values := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := fixture.Render(t, fixture.Fixture, values)
+			r := fixture.Render(t, fixture.Fixture, proxytest.Values(values))
 			h := fixture.Helpers(t, r)
 			assert.Equal(t, "corp-proxy", h["secretName"])
 			assert.Equal(t, "true", h["enabled"])
@@ -84,7 +87,7 @@ func TestExistingSecret(t *testing.T) {
 }
 
 func TestPlainProxyRendersNoSecret(t *testing.T) {
-	r := fixture.Render(t, fixture.Fixture, fixture.PlainProxy)
+	r := fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.PlainProxy))
 	assert.False(t, fixture.Has(r, "Secret", fixture.Release+"-proxy-credentials"))
 	assert.Equal(t, "", fixture.Helpers(t, r)["hasCredentials"])
 	assert.Empty(t, strings.TrimSpace(fixture.SourceText(r, "templates/proxy-secret.yaml")))

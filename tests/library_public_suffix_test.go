@@ -10,6 +10,7 @@ import (
 
 	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/cluster"
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -32,7 +33,7 @@ func TestNoProxyRefusesPublicSuffixes(t *testing.T) {
 	// a provider's suffix is kept (a cloud's endpoints bypassed on purpose), as are
 	// corporate domains, one holder's network and private space however wide
 	kept := []string{"github.io", ".googleapis.com", ".s3.us-east-1.amazonaws.com", ".corp.example", "internal", "17.0.0.0/8", "fd00::/8", "fc00::/7", "2001:db8::/32"}
-	m := fixture.Render(t, fixture.Fixture, "proxy: {http: \"http://proxy.corp:3128\", noProxy: \""+strings.Join(kept, ",")+"\"}\ncluster: {podCIDRs: [10.244.0.0/16]}\n")
+	m := fixture.Render(t, fixture.Fixture, proxytest.Values("proxy: {http: \"http://proxy.corp:3128\", noProxy: \""+strings.Join(kept, ",")+"\"}\ncluster: {podCIDRs: [10.244.0.0/16]}\n"))
 	for _, c := range m.Containers() {
 		noProxy := m.Environment(c)["NO_PROXY"]
 		for _, entry := range kept {

@@ -55,7 +55,7 @@ func relayEnv(noProxy string) []corev1.EnvVar {
 func TestRelayLeavesOutEverySecretKeyRef(t *testing.T) {
 	for _, tier := range []string{"proxy", "cluster.proxy", "global.proxy"} {
 		t.Run(tier, func(t *testing.T) {
-			r := fixture.Render(t, fixture.Fixture, relayOver(t, tier, nil))
+			r := fixture.Render(t, fixture.Fixture, proxytest.Values(relayOver(t, tier, nil)))
 			h := fixture.Helpers(t, r)
 			assert.Empty(t, h["hasCredentials"], "proxykit.proxy.hasCredentials: no credentials")
 			assert.False(t, fixture.Has(r, "Secret", fixture.Release+"-proxy-credentials"), "no Secret: nothing to keep in one")
@@ -84,7 +84,7 @@ func TestRelayInEveryChart(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := fixture.Render(t, tc.chart, relayOver(t, "proxy", tc.extra))
+			r := fixture.Render(t, tc.chart, proxytest.Values(relayOver(t, "proxy", tc.extra)))
 			var all strings.Builder
 			for _, d := range r.Objects {
 				all.WriteString(d.Raw)
@@ -108,7 +108,7 @@ func TestRelayRefusesCredentials(t *testing.T) {
 		"not a URL": "proxy: {relay: \"relay:3128\"}\ncluster: {serviceCIDRs: [10.96.0.0/12]}\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			err := fixture.RenderError(t, fixture.Fixture, values)
+			err := fixture.RenderError(t, fixture.Fixture, proxytest.Values(values))
 			require.NotEmpty(t, err)
 			assert.Regexp(t, `(proxy|global\.proxy)\.relay`, err)
 			assert.NotContains(t, err, fixture.LeakMarker)

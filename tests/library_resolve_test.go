@@ -36,7 +36,7 @@ func TestProxyNeedsAPodOrServiceNetwork(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.ok {
-				fixture.Render(t, fixture.Fixture, tc.values)
+				fixture.Render(t, fixture.Fixture, proxytest.Values(tc.values))
 				return
 			}
 			fixture.AssertFailsNaming(t, fixture.Fixture, tc.values, "cluster.podCIDRs", "cluster.serviceCIDRs", "cluster.requireNetworks: false", "proxy.http")
@@ -46,7 +46,7 @@ func TestProxyNeedsAPodOrServiceNetwork(t *testing.T) {
 	t.Run("pod CIDRs without the service network or the API server", func(t *testing.T) {
 		values := on + `cluster: {podCIDRs: [10.244.0.0/16]}`
 		fixture.AssertFailsNaming(t, fixture.Fixture, values, "would not cover the API server", "cluster.serviceCIDRs", "cluster.apiServer", "cluster.requireNetworks: false")
-		fixture.Render(t, fixture.Fixture, values+"\ncluster: {podCIDRs: [10.244.0.0/16], requireNetworks: false}")
+		fixture.Render(t, fixture.Fixture, proxytest.Values(values+"\ncluster: {podCIDRs: [10.244.0.0/16], requireNetworks: false}"))
 	})
 }
 
@@ -98,7 +98,7 @@ proxy: {noProxy: []}
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, tc.values))
+			h := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(tc.values)))
 			var config struct{ HTTP, HTTPS, NoProxy string }
 			require.NoError(t, fixture.YAMLUnmarshal(h["config"], &config))
 			assert.Equal(t, tc.http, config.HTTP)
@@ -122,11 +122,12 @@ proxy: {noProxy: []}
 // own values, and the root keeps its own: the resolved settings (and generateEnv's
 // cached tiers) are kept per Values, not once per render.
 func TestMergeIdiomRendersItsOwnValues(t *testing.T) {
-	m := fixture.Render(t, fixture.Fixture, fixture.PlainProxy+`
+	m := fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.PlainProxy+`
 mergeIdiom:
   proxy: {http: "http://other.corp:8080"}
   cluster: {podCIDRs: [10.1.0.0/16], serviceCIDRs: [10.2.0.0/16], metadataEndpoints: false}
-`)
+`))
+
 	cm := proxytest.Get[corev1.ConfigMap](t, m, fixture.Release+"-merge-idiom")
 	assert.Equal(t, fixture.NoProxyPlain, cm.Data["root"])
 	assert.Equal(t, fixture.NoProxyPlain, cm.Data["rootAgain"])
@@ -175,7 +176,7 @@ func TestEnvFitsTheKernelsLimit(t *testing.T) {
 	}
 
 	t.Run("a NO_PROXY just under the limit renders, and a process starts with it", func(t *testing.T) {
-		m := fixture.Render(t, fixture.Fixture, fmt.Sprintf(on, "[]", fixture.NoProxyEntries(6500)))
+		m := fixture.Render(t, fixture.Fixture, proxytest.Values(fmt.Sprintf(on, "[]", fixture.NoProxyEntries(6500))))
 		var noProxy string
 		for _, c := range m.Containers() {
 			if v := m.Environment(c)["NO_PROXY"]; len(v) > len(noProxy) {

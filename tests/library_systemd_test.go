@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/proxykit/proxykit"
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -55,10 +56,10 @@ func parseDropIn(t *testing.T, text string) (names []string, env map[string]stri
 
 func TestSystemdDropIn(t *testing.T) {
 	t.Run("plain proxy: the exact text", func(t *testing.T) {
-		got := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, `
+		got := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(`
 proxy: {http: "http://proxy.corp:3128", https: "http://proxy.corp:3128"}
 cluster: {metadataEndpoints: false, requireNetworks: false}
-`))["dropIn"]
+`)))["dropIn"]
 		np := "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,[::1]"
 		want := fmt.Sprintf(`[Service]
 Environment="HTTP_PROXY=http://proxy.corp:3128"
@@ -71,7 +72,7 @@ Environment="no_proxy=%[1]s"
 		assert.Equal(t, want, got)
 	})
 	t.Run("credentials survive systemd's unquoting byte-exact", func(t *testing.T) {
-		dropIn := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, fixture.CredentialValues(t, nil)))["dropIn"]
+		dropIn := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.CredentialValues(t, nil))))["dropIn"]
 		assert.Contains(t, dropIn, `Zq%%40w%%25&'+!*$(;=,)~:9`, "escaped for systemd")
 		names, env := parseDropIn(t, dropIn)
 		assert.Equal(t, []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"}, names)
@@ -81,35 +82,35 @@ Environment="no_proxy=%[1]s"
 		assert.Equal(t, env["NO_PROXY"], env["no_proxy"])
 	})
 	t.Run("nodes get both cases even with lowercase off; an empty URL is left out", func(t *testing.T) {
-		names, env := parseDropIn(t, fixture.Helpers(t, fixture.Render(t, fixture.Fixture, "proxy: {https: \"http://p:3128\", lowercase: false}\ncluster: {requireNetworks: false}"))["dropIn"])
+		names, env := parseDropIn(t, fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values("proxy: {https: \"http://p:3128\", lowercase: false}\ncluster: {requireNetworks: false}")))["dropIn"])
 		assert.Equal(t, []string{"HTTPS_PROXY", "NO_PROXY", "https_proxy", "no_proxy"}, names)
 		assert.Equal(t, "http://p:3128", env["https_proxy"])
 	})
 	t.Run("existingSecret alone cannot reach a node: no drop-in", func(t *testing.T) {
-		assert.Equal(t, "", fixture.Helpers(t, fixture.Render(t, fixture.Fixture, `proxy: {existingSecret: corp}`))["dropIn"])
+		assert.Equal(t, "", fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(`proxy: {existingSecret: corp}`)))["dropIn"])
 	})
 }
 
 func TestSystemdEnvFile(t *testing.T) {
 	t.Run("https only: the http pair is left out", func(t *testing.T) {
-		got := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, "proxy: {https: \"http://p:3128\"}\ncluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}"))["envFile"]
+		got := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values("proxy: {https: \"http://p:3128\"}\ncluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}")))["envFile"]
 		np := "localhost,127.0.0.1,::1,cluster.local,.cluster.local,cluster.local.,.cluster.local.,svc,.svc,kubernetes,kubernetes.default,kubernetes.default.svc,10.96.0.0/12,[::1]"
 		assert.Equal(t, "\nexport HTTPS_PROXY='http://p:3128'\nexport NO_PROXY='"+np+"'\nexport https_proxy='http://p:3128'\nexport no_proxy='"+np+"'\n", got)
 	})
 	t.Run("a single quote in the password", func(t *testing.T) {
-		got := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, "proxy: {http: \"http://u:it's@p:3128\"}\ncluster: {requireNetworks: false}"))["envFile"]
+		got := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values("proxy: {http: \"http://u:it's@p:3128\"}\ncluster: {requireNetworks: false}")))["envFile"]
 		assert.Contains(t, got, `export HTTP_PROXY='http://u:it'\''s@p:3128'`)
 	})
 	t.Run("proxy off or existingSecret alone: nothing", func(t *testing.T) {
-		assert.Equal(t, "", fixture.Helpers(t, fixture.Render(t, fixture.Fixture, ""))["envFile"])
-		assert.Equal(t, "", fixture.Helpers(t, fixture.Render(t, fixture.Fixture, "proxy: {existingSecret: corp}"))["envFile"])
+		assert.Equal(t, "", fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values("")))["envFile"])
+		assert.Equal(t, "", fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values("proxy: {existingSecret: corp}")))["envFile"])
 	})
 }
 
 // TestSystemdRuntimes: with proxy.runtimes a machine (a VM, a CI runner) gets the
 // runtimes' variables too, after the six, escaped the same way.
 func TestSystemdRuntimes(t *testing.T) {
-	helpers := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, plainWith("runtimes: [java, node]")))
+	helpers := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(plainWith("runtimes: [java, node]"))))
 	names, env := parseDropIn(t, helpers["dropIn"])
 	assert.Equal(t, []string{"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "JAVA_TOOL_OPTIONS", "NODE_USE_ENV_PROXY"}, names)
 	assert.True(t, strings.HasPrefix(env["JAVA_TOOL_OPTIONS"], "-Dhttp.proxyHost=proxy.corp -Dhttp.proxyPort=3128 "), env["JAVA_TOOL_OPTIONS"])
@@ -124,14 +125,14 @@ func TestSystemdRuntimes(t *testing.T) {
 // bad prefix fails naming it. tests/distros has systemd's own parser read it.
 func TestSystemdEnvironmentFile(t *testing.T) {
 	// quotes, backquotes and backslashes never reach a URL (the library refuses them raw): $ does
-	helpers := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, "proxy: {http: \"http://u:it's$w%40@p:3128\"}\ncluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}"))
+	helpers := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values("proxy: {http: \"http://u:it's$w%40@p:3128\"}\ncluster: {serviceCIDRs: [10.96.0.0/12], metadataEndpoints: false}")))
 	got := helpers["environmentFile"]
 	assert.Contains(t, got, "\nHTTP_PROXY=\"http://u:it's\\$w%40@p:3128\"\n")
 	assert.Contains(t, got, "\nno_proxy=\"localhost,127.0.0.1,")
 	assert.NotContains(t, got, "export ")
 	containerd := helpers["containerdEnvironmentFile"]
 	assert.Equal(t, []string{"CONTAINERD_HTTP_PROXY", "CONTAINERD_NO_PROXY"}, envFileNames(containerd), "http only: no HTTPS pair")
-	assert.Equal(t, "", fixture.Helpers(t, fixture.Render(t, fixture.Fixture, "proxy: {existingSecret: corp}"))["environmentFile"])
+	assert.Equal(t, "", fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values("proxy: {existingSecret: corp}")))["environmentFile"])
 }
 
 // envFileNames lists the names an environment file sets, in order.
@@ -158,7 +159,7 @@ func TestSystemdVariables(t *testing.T) {
 			require.NoError(t, fixture.YAMLUnmarshal(values, &parsed))
 			var vars map[string]string
 			require.NoError(t, json.Unmarshal([]byte(fixture.Include(t, parsed, proxykit.Call{Helper: "proxykit.systemd.variables"})), &vars))
-			_, env := parseDropIn(t, fixture.Helpers(t, fixture.Render(t, fixture.Fixture, values))["dropIn"])
+			_, env := parseDropIn(t, fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(values)))["dropIn"])
 			assert.Equal(t, env, vars)
 		})
 	}

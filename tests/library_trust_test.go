@@ -21,7 +21,7 @@ func TestTrustedCAReachesContainers(t *testing.T) {
 	ca, _ := fixture.NewCA(t, "corp intercepting proxy")
 	for _, key := range []string{"proxy", "cluster.proxy", "global.proxy"} {
 		t.Run(key, func(t *testing.T) {
-			r := fixture.Render(t, fixture.Fixture, fixture.TrustValues(t, key, ca))
+			r := fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.TrustValues(t, key, ca)))
 			spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-app").Spec.Template.Spec
 			app := fixture.SpecContainer(t, spec, "app")
 			assert.Equal(t, fixture.WithEnv(fixture.ProxyEnvPlain, fixture.TrustEnv...), app.Env, "the trust variables follow the proxy tier")
@@ -33,14 +33,14 @@ func TestTrustedCAReachesContainers(t *testing.T) {
 		})
 	}
 	t.Run("no trusted CA: no variables, no volume", func(t *testing.T) {
-		spec := proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, fixture.PlainProxy), fixture.Release+"-app").Spec.Template.Spec
+		spec := proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.PlainProxy)), fixture.Release+"-app").Spec.Template.Spec
 		assert.Equal(t, fixture.ProxyEnvPlain, fixture.SpecContainer(t, spec, "app").Env)
 		assert.Empty(t, spec.Volumes)
 	})
 	t.Run("proxy wins over cluster.proxy", func(t *testing.T) {
 		other, _ := fixture.NewCA(t, "another")
 		values := strings.Replace(fixture.TrustValues(t, "proxy", ca), "cluster:\n", "cluster:\n  proxy:\n    trustedCA: "+fixture.YAMLQuote(other)+"\n", 1)
-		r := fixture.Render(t, fixture.Fixture, values+"contextCheck: {helper: proxykit.trust.ca, mode: root}\n")
+		r := fixture.Render(t, fixture.Fixture, proxytest.Values(values+"contextCheck: {helper: proxykit.trust.ca, mode: root}\n"))
 		assert.Equal(t, ca, proxytest.Get[corev1.Secret](t, r, fixture.Release+"-context-check").StringData["output"])
 	})
 }
@@ -57,7 +57,7 @@ func TestTrustedCAFromClusterTrustBundles(t *testing.T) {
 	for _, key := range []string{"proxy", "cluster.proxy", "global.proxy"} {
 		t.Run(key, func(t *testing.T) {
 			values := withTrustBundle(fixture.TrustValues(t, "proxy", ca), key, "clusterTrustBundle")
-			r := fixture.Render(t, fixture.Fixture, values)
+			r := fixture.Render(t, fixture.Fixture, proxytest.Values(values))
 			spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-app").Spec.Template.Spec
 			app := fixture.SpecContainer(t, spec, "app")
 			assert.Equal(t, fixture.WithEnv(fixture.ProxyEnvPlain, fixture.TrustEnv...), app.Env, "the same variables, naming the same file")
@@ -85,12 +85,12 @@ func TestTrustedCAFromClusterTrustBundles(t *testing.T) {
 		assert.NotEqual(t, configMap, ctb)
 	})
 	t.Run("bad values", func(t *testing.T) {
-		err := fixture.RenderError(t, fixture.Fixture, withTrustBundle(fixture.TrustValues(t, "proxy", ca), "cluster.proxy", "trustManager"))
+		err := fixture.RenderError(t, fixture.Fixture, proxytest.Values(withTrustBundle(fixture.TrustValues(t, "proxy", ca), "cluster.proxy", "trustManager")))
 		assert.Contains(t, err, `proxykit: cluster.proxy.trustBundle: unknown bundle "trustManager"; the bundles are: configMap`)
-		err = fixture.RenderError(t, fixture.Fixture, strings.Replace(fixture.TrustValues(t, "proxy", ca), "proxy:\n", "proxy:\n  runtimes: [java]\n  trustBundle: clusterTrustBundle\n", 1))
+		err = fixture.RenderError(t, fixture.Fixture, proxytest.Values(strings.Replace(fixture.TrustValues(t, "proxy", ca), "proxy:\n", "proxy:\n  runtimes: [java]\n  trustBundle: clusterTrustBundle\n", 1)))
 		assert.Contains(t, err, "proxykit: proxy.trustBundle is clusterTrustBundle and proxy.runtimes has java")
 		assertNoTemplateCrash(t, err)
-		err = fixture.RenderError(t, fixture.Fixture, withTrustBundle(fixture.TrustValues(t, "proxy", ca), "proxy", "[clusterTrustBundle]"))
+		err = fixture.RenderError(t, fixture.Fixture, proxytest.Values(withTrustBundle(fixture.TrustValues(t, "proxy", ca), "proxy", "[clusterTrustBundle]")))
 		assert.Contains(t, err, "proxykit: proxy.trustBundle must be a string, got slice")
 	})
 }
@@ -126,14 +126,14 @@ func TestTrustedCABadValues(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := fixture.RenderError(t, fixture.Fixture, fixture.TrustValues(t, "proxy", tc.value))
+			err := fixture.RenderError(t, fixture.Fixture, proxytest.Values(fixture.TrustValues(t, "proxy", tc.value)))
 			assert.Contains(t, err, tc.want)
 			assert.NotContains(t, err, "PRIVATE KEY", "the key is never echoed")
 			assertNoTemplateCrash(t, err)
 		})
 	}
 	two, _ := fixture.NewCA(t, "second")
-	fixture.Render(t, fixture.Fixture, fixture.TrustValues(t, "proxy", ca+two))
+	fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.TrustValues(t, "proxy", ca+two)))
 }
 
 // rsaKeyAsCertificate is a 2048-bit RSA private key (PKCS#8, 1,200 bytes of DER)
@@ -155,7 +155,7 @@ func TestTrustedCAForTheJVM(t *testing.T) {
 	ca, _ := fixture.NewCA(t, "corp intercepting proxy")
 	trustFlags := " -Djavax.net.ssl.trustStore=/etc/proxykit/ca/ca-certificates.p12 -Djavax.net.ssl.trustStoreType=PKCS12 -Djavax.net.ssl.trustStorePassword="
 	values := strings.Replace(fixture.TrustValues(t, "proxy", ca), "proxy:\n", "proxy:\n  runtimes: [java]\n", 1) + "javaOptions: true\n"
-	r := fixture.Render(t, fixture.Fixture, values)
+	r := fixture.Render(t, fixture.Fixture, proxytest.Values(values))
 	spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-app").Spec.Template.Spec
 	app := fixture.SpecContainer(t, spec, "app")
 	opts := javaEnv(t, app.Env)
@@ -170,7 +170,7 @@ func TestTrustedCAForTheJVM(t *testing.T) {
 	assert.Equal(t, strings.TrimSuffix(opts, trustFlags), machine["JAVA_TOOL_OPTIONS"], "a machine gets the proxy flags alone")
 
 	t.Run("per-call NO_PROXY entries keep the trust flags", func(t *testing.T) {
-		r := fixture.Render(t, fixture.Fixture, values+"caller: {services: [api]}\n")
+		r := fixture.Render(t, fixture.Fixture, proxytest.Values(values+"caller: {services: [api]}\n"))
 		checked := 0
 		for _, c := range proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-caller").Spec.Template.Spec.Containers {
 			if o := javaEnv(t, c.Env); o != "" {
@@ -184,11 +184,11 @@ func TestTrustedCAForTheJVM(t *testing.T) {
 		assert.Equal(t, 2, checked, "generateEnv's and proxykit.proxy.env's containers")
 	})
 	t.Run("without a CA: no trust store", func(t *testing.T) {
-		r := fixture.Render(t, fixture.Fixture, plainWith("runtimes: [java]")+"javaOptions: true\n")
+		r := fixture.Render(t, fixture.Fixture, proxytest.Values(plainWith("runtimes: [java]")+"javaOptions: true\n"))
 		assert.NotContains(t, fixture.Helpers(t, r)["javaOptions"], "trustStore")
 	})
 	t.Run("java.options without java among the runtimes", func(t *testing.T) {
-		r := fixture.Render(t, fixture.Fixture, fixture.TrustValues(t, "proxy", ca)+"javaOptions: true\n")
+		r := fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.TrustValues(t, "proxy", ca)+"javaOptions: true\n"))
 		assert.True(t, strings.HasSuffix(fixture.Helpers(t, r)["javaOptions"], trustFlags))
 		assert.Empty(t, javaEnv(t, fixture.SpecContainer(t, proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-app").Spec.Template.Spec, "app").Env))
 	})

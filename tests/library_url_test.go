@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
@@ -24,7 +25,7 @@ func TestURLSplit(t *testing.T) {
 		t.Run(tc.url, func(t *testing.T) {
 			values := fixture.ValuesYAML(t, map[string]any{"urlSplit": tc.url})
 			var got map[string]string
-			require.NoError(t, json.Unmarshal([]byte(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, values))["urlSplit"]), &got))
+			require.NoError(t, json.Unmarshal([]byte(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(values)))["urlSplit"]), &got))
 			assert.Equal(t, map[string]string{"scheme": tc.scheme, "userInfo": tc.userInfo, "hostPort": tc.hostPort}, got)
 		})
 	}

@@ -88,7 +88,7 @@ func TestErrorMessagesHideCredentials(t *testing.T) {
 		`proxy: {http: "http://user:s3cr%40t@proxy:3128/path"}`,
 		`proxy: {https: "http://user:s3cr%40t@proxy:99999"}`,
 	} {
-		err := fixture.RenderError(t, fixture.Fixture, values)
+		err := fixture.RenderError(t, fixture.Fixture, proxytest.Values(values))
 		assert.NotContains(t, err, "s3cr", "the password leaked into: %s", err)
 	}
 }
@@ -110,7 +110,7 @@ func TestCIDRValidationAgreesWithNetip(t *testing.T) {
 	for _, c := range candidates {
 		t.Run(c, func(t *testing.T) {
 			prefix, parseErr := netip.ParsePrefix(c)
-			_, renderErr := fixture.TryRender(t, fixture.Fixture, fmt.Sprintf("cluster: {podCIDRs: [%q]}", c))
+			_, renderErr := fixture.RenderE(fixture.Fixture, proxytest.Values(fmt.Sprintf("cluster: {podCIDRs: [%q]}", c)))
 			if parseErr == nil && prefix.Bits() == 0 {
 				// netip takes it; the library does not: it would bypass the proxy for every host
 				require.Error(t, renderErr, "%q covers every address", c)
@@ -129,7 +129,7 @@ func TestCIDRValidationAgreesWithNetip(t *testing.T) {
 func TestAPIServerAddressAgreesWithNetip(t *testing.T) {
 	for _, c := range []string{"fd00::1", "::1", "2001:db8::10:0:0:1", "fd00:::1", "fd00::1::1", "1:2:3:4:5:6:7:8:9", "::ffff:10.96.0.1", "gd00::1"} {
 		_, parseErr := netip.ParseAddr(c)
-		_, renderErr := fixture.TryRender(t, fixture.Fixture, fmt.Sprintf("proxy: {http: 'http://p:1'}\ncluster: {apiServer: %q, requireNetworks: false}", c))
+		_, renderErr := fixture.RenderE(fixture.Fixture, proxytest.Values(fmt.Sprintf("proxy: {http: 'http://p:1'}\ncluster: {apiServer: %q, requireNetworks: false}", c)))
 		if parseErr == nil {
 			assert.NoError(t, renderErr, "netip accepts %q", c)
 		} else if assert.Error(t, renderErr, "netip rejects %q", c) {
@@ -186,7 +186,7 @@ func TestControlCharactersFailNamingTheKey(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(c.name+"/"+tc.where, func(t *testing.T) {
-				err := fixture.RenderError(t, fixture.Fixture, fixture.WithNetworks(tc.values))
+				err := fixture.RenderError(t, fixture.Fixture, proxytest.Values(fixture.WithNetworks(tc.values)))
 				assert.Contains(t, err, tc.key)
 				assert.NotContains(t, err, "pa"+c.shown, "the password is not shown")
 				assertNoTemplateCrash(t, err)
@@ -194,7 +194,7 @@ func TestControlCharactersFailNamingTheKey(t *testing.T) {
 		}
 	}
 	t.Run("tab, newline and carriage return stay allowed in env values", func(t *testing.T) {
-		r := fixture.Render(t, fixture.Fixture, `app: {env: [{name: SCRIPT, value: "a\tb\r\nc"}]}`)
+		r := fixture.Render(t, fixture.Fixture, proxytest.Values(`app: {env: [{name: SCRIPT, value: "a\tb\r\nc"}]}`))
 		env := r.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env
 		assert.Equal(t, "a\tb\r\nc", fixture.EnvMap(env)["SCRIPT"].Value)
 	})
@@ -217,7 +217,7 @@ func TestErrorMessagesNeverShowThePassword(t *testing.T) {
 		"http://u:p@ss:" + secret + "@proxy.corp:abc", // "@" in the password and a bad port
 	} {
 		for key, format := range map[string]string{"proxy.http": "proxy: {http: %q}", "cluster.proxy.https": "cluster: {proxy: {https: %q}}", "global.proxy.http": "global: {proxy: {http: %q}}"} {
-			err := fixture.RenderError(t, fixture.Fixture, fixture.WithNetworks(fmt.Sprintf(format, url)))
+			err := fixture.RenderError(t, fixture.Fixture, proxytest.Values(fixture.WithNetworks(fmt.Sprintf(format, url))))
 			assert.NotContains(t, err, secret, "the password leaked for %q", url)
 			assert.Contains(t, err, key, "the message names the key")
 			assertNoTemplateCrash(t, err)
@@ -241,7 +241,7 @@ func TestProxyURLUserInfoEveryClientReads(t *testing.T) {
 	for _, password := range []string{"pa/ss", "pa#ss", "pa?ss", `pa"ss`, `pa\ss`, "pa@ss", "pässword", "pa\u200bss", "pa%zzss", "pa%2", "%C3%A4"} {
 		t.Run("rejected "+password, func(t *testing.T) {
 			values := fixture.ValuesYAML(t, map[string]any{"proxy": map[string]any{"http": "http://svc:" + password + "@proxy.corp:3128"}, "cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12"}})
-			err := fixture.RenderError(t, fixture.Fixture, values)
+			err := fixture.RenderError(t, fixture.Fixture, proxytest.Values(values))
 			assert.Contains(t, err, "proxy.http")
 			assert.Contains(t, err, "percent-encode")
 			assert.NotContains(t, err, password)
@@ -250,7 +250,7 @@ func TestProxyURLUserInfoEveryClientReads(t *testing.T) {
 	for _, password := range []string{"S3cr%40t&pass", "p%2Fss%23%3F%22%5C", "a-b.c_d~e!f$g&h'i(j)k*l+m,n;o=p:q"} {
 		t.Run("accepted "+password, func(t *testing.T) {
 			url := "http://svc:" + password + "@proxy.corp:3128"
-			r := fixture.Render(t, fixture.Fixture, fixture.ValuesYAML(t, map[string]any{"proxy": map[string]any{"http": url}, "cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12"}}))
+			r := fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.ValuesYAML(t, map[string]any{"proxy": map[string]any{"http": url}, "cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12"}})))
 			stored := string(proxytest.Get[corev1.Secret](t, r, fixture.Release+"-proxy-credentials").Data["HTTP_PROXY"])
 			assert.Equal(t, url, stored, "byte-exact in the Secret")
 			parsed, err := neturl.Parse(stored)
@@ -284,7 +284,7 @@ func TestNoMessageEchoesAPassword(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := fixture.RenderError(t, tc.chart, tc.values)
+			err := fixture.RenderError(t, tc.chart, proxytest.Values(tc.values))
 			assert.Contains(t, err, tc.key)
 			assert.NotContains(t, err, secret)
 			assert.NotContains(t, err, "S3cret PW")

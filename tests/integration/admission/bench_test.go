@@ -12,13 +12,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 )
 
 // BenchmarkKyvernoApply times `kyverno apply` of the injection policy on one Pod
 // with 1, 20 and 200 containers; the CLI's start-up is part of every run.
 func BenchmarkKyvernoApply(b *testing.B) {
-	r := fixture.Render(b, fixture.ProxyPolicies, fixture.PolicyValuesPlain+fixture.ClusterPolicyKind)
+	r := fixture.Render(b, fixture.ProxyPolicies, proxytest.Values(fixture.PolicyValuesPlain+fixture.ClusterPolicyKind))
 	for _, n := range []int{1, 20, 200} {
 		b.Run(fmt.Sprintf("containers=%d", n), func(b *testing.B) {
 			dir := b.TempDir()

@@ -30,13 +30,13 @@ func celSizeValues(n int) string {
 func TestNativePolicyAtTheCELSizeLimit(t *testing.T) {
 	harness.Parallel(t) // slow and independent: overlaps the other slow tests
 	renders := func(n int) bool {
-		_, err := fixture.TryRender(t, fixture.ProxyPolicies, celSizeValues(n))
+		_, err := fixture.RenderE(fixture.ProxyPolicies, proxytest.Values(celSizeValues(n)))
 		return err == nil
 	}
 	// the longest CEL expression of the native policy and Kyverno's MutatingPolicy (the
 	// native one's, guarded by the Pod's own scope) for n entries
 	longest := func(n int) int {
-		m := fixture.Render(t, fixture.ProxyPolicies, celSizeValues(n))
+		m := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(celSizeValues(n)))
 		policy := proxytest.Get[admissionregistrationv1.MutatingAdmissionPolicy](t, m, "inject-proxy-env")
 		var kyverno struct {
 			Spec struct {
@@ -64,13 +64,13 @@ func TestNativePolicyAtTheCELSizeLimit(t *testing.T) {
 	require.True(t, renders(low), "%d entries fit", low)
 	require.False(t, renders(high), "%d entries do not", high)
 	t.Logf("the CEL policies take up to %d noProxy entries of about 17 characters", low)
-	err := fixture.RenderError(t, fixture.ProxyPolicies, celSizeValues(high))
+	err := fixture.RenderError(t, fixture.ProxyPolicies, proxytest.Values(celSizeValues(high)))
 	assert.Contains(t, err, "proxy.noProxy")
 	assert.Contains(t, err, "100,000")
 
 	cp := harness.StartControlPlane(t)
 	objects := itest.NewObjectClient(t, cp)
-	m := fixture.Render(t, fixture.ProxyPolicies, celSizeValues(low))
+	m := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(celSizeValues(low)))
 	for _, kind := range []string{"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} { // Kyverno's parses the same CEL
 		objects.DryRunStrict(t, fixture.Find(t, m, kind, "inject-proxy-env"), fixture.Namespace)
 	}

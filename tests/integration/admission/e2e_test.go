@@ -192,7 +192,7 @@ func TestE2E(t *testing.T) {
 // objects (TestCLIAndSDKRenderTheSame), without a helm process per call.
 func renderReleaseSDK(t testing.TB, rel itest.E2ERelease) *proxytest.Manifests {
 	t.Helper()
-	m, err := fixture.RenderAs(rel.Chart, rel.Name, rel.Namespace, rel.Values)
+	m, err := fixture.RenderE(rel.Chart, proxytest.Values(rel.Values), proxytest.Release(rel.Name, rel.Namespace))
 	require.NoError(t, err)
 	return m
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 	"github.com/proxykit/proxykit/tests/harness"
 )
@@ -21,7 +22,7 @@ import (
 // namespace (Kyverno labels its copies managed-by: kyverno).
 func TestKyvernoClonesTheProxySecret(t *testing.T) {
 	harness.Parallel(t)
-	r := fixture.Render(t, fixture.ProxyPolicies, fixture.CredentialValues(t, map[string]any{"defaults": nil, "kyverno": map[string]any{"policyKind": "ClusterPolicy"}}))
+	r := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(fixture.CredentialValues(t, map[string]any{"defaults": nil, "kyverno": map[string]any{"policyKind": "ClusterPolicy"}})))
 	secretName := fixture.Release + "-proxy-credentials"
 	source := string(fixture.Find(t, r, "Secret", secretName).Raw)
 	require.Contains(t, source, `namespace: "`+fixture.Namespace+`"`)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 	"github.com/proxykit/proxykit/tests/harness"
 )
@@ -36,7 +37,7 @@ proxy:
   noProxy: ["*.corp.example", "[fd00::53]:5000", "fd00::54", "my_host.corp.", "registry.local:5000"]
 cluster: {serviceCIDRs: [10.96.0.0/12, "fd00:10:96::/112"], apiServer: "fd00:10:96::1"}
 `
-	h := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, values))
+	h := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(values)))
 	noProxy := h["noProxy"]
 	for _, literal := range []string{"[::1]", "[fd00::53]:5000", "[fd00::54]", ".corp.example", "my_host.corp.", "[fd00:10:96::1]"} {
 		assert.Contains(t, strings.Split(noProxy, ","), literal)

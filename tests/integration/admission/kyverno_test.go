@@ -36,7 +36,7 @@ func kyvernoBinary(t testing.TB) string {
 // on the pods and returns the pods as the engine left them, by name.
 func kyvernoApply(t testing.TB, values string, pods []corev1.Pod) map[string]corev1.Pod {
 	t.Helper()
-	r := fixture.Render(t, fixture.ProxyPolicies, values+fixture.ClusterPolicyKind)
+	r := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(values+fixture.ClusterPolicyKind))
 	return kyvernoApplyPolicy(t, []byte(fixture.Find(t, r, "ClusterPolicy", "inject-proxy-env").Raw), pods)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 	"github.com/proxykit/proxykit/tests/harness"
 )
@@ -78,14 +79,14 @@ func TestKyvernoMountsTheTrustInDebugContainers(t *testing.T) {
 	harness.Parallel(t)
 	ca, _ := fixture.NewCA(t, "corp")
 	values := strings.Replace(fixture.PolicyValuesPlain, "proxy:\n", "proxy:\n  trustedCA: "+fixture.YAMLQuote(ca)+"\n", 1)
-	policy := fixture.DecodePolicy(t, fixture.Render(t, fixture.ProxyPolicies, values+fixture.ClusterPolicyKind), "inject-proxy-env")
+	policy := fixture.DecodePolicy(t, fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(values+fixture.ClusterPolicyKind)), "inject-proxy-env")
 	var names []string
 	for _, r := range policy.Spec.Rules {
 		names = append(names, r.Name)
 	}
 	assert.Subset(t, names, []string{"add-ca-bundle-volume", "mount-ca-bundle-create-containers", "mount-ca-bundle-create-init-containers",
 		"mount-ca-bundle-create-ephemeral-containers", "mount-ca-bundle-debug-ephemeral-containers"})
-	raw := string(fixture.Find(t, fixture.Render(t, fixture.ProxyPolicies, values+fixture.ClusterPolicyKind), "ClusterPolicy", "inject-proxy-env").Raw)
+	raw := string(fixture.Find(t, fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(values+fixture.ClusterPolicyKind)), "ClusterPolicy", "inject-proxy-env").Raw)
 	debug := raw[strings.Index(raw, "name: mount-ca-bundle-debug-ephemeral-containers"):]
 	assert.Contains(t, debug[:800], "kinds: [Pod/ephemeralcontainers]")
 	assert.Contains(t, debug[:1200], "request.object.spec.volumes[?name=='proxykit-ca-bundle']")

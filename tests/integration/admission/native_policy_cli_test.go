@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/proxykit/proxykit/inject"
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 	"github.com/proxykit/proxykit/tests/harness"
 )
@@ -28,7 +29,7 @@ import (
 // the API server.
 func TestNativePolicyCELWithKyvernoCLI(t *testing.T) {
 	harness.Parallel(t)
-	r := fixture.Render(t, fixture.ProxyPolicies, fixture.PolicyValuesPlain+"policy: {mergeNoProxy: false}\n")
+	r := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(fixture.PolicyValuesPlain+"policy: {mergeNoProxy: false}\n"))
 	var docs []string
 	for _, kind := range []string{"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"} {
 		docs = append(docs, strings.Replace(string(fixture.Find(t, r, kind, "inject-proxy-env").Raw),

@@ -79,8 +79,8 @@ func TestOwnSettingsAreOneBehaviour(t *testing.T) {
 			flags := fixture.Include(t, parsed, proxykit.Call{Helper: "proxykit.java.options"})
 			want := append(append([]corev1.EnvVar{}, fixture.PolicyProxyEnv...), fixture.Val("JAVA_TOOL_OPTIONS", flags))
 
-			mutatingPolicy := fixture.Find(t, fixture.Render(t, fixture.ProxyPolicies, values), "MutatingPolicy", "inject-proxy-env").Raw
-			clusterPolicy := fixture.Find(t, fixture.Render(t, fixture.ProxyPolicies, values+fixture.ClusterPolicyKind), "ClusterPolicy", "inject-proxy-env").Raw
+			mutatingPolicy := fixture.Find(t, fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(values)), "MutatingPolicy", "inject-proxy-env").Raw
+			clusterPolicy := fixture.Find(t, fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(values+fixture.ClusterPolicyKind)), "ClusterPolicy", "inject-proxy-env").Raw
 			engines := map[string]map[string]corev1.Pod{
 				"MutatingPolicy": kyvernoApplyPolicy(t, []byte(mutatingPolicy), pods),
 				"ClusterPolicy":  kyvernoApplyPolicy(t, []byte(clusterPolicy), pods),

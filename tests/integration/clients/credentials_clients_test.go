@@ -62,7 +62,7 @@ func TestClientsReadTheProxyCredentials(t *testing.T) {
 			"proxy":   map[string]any{"http": fmt.Sprintf("http://svc-user:%s@127.0.0.1:%d", password, port)},
 			"cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12"},
 		})
-		secret := proxytest.Get[corev1.Secret](t, fixture.Render(t, fixture.Fixture, values), fixture.Release+"-proxy-credentials")
+		secret := proxytest.Get[corev1.Secret](t, fixture.Render(t, fixture.Fixture, proxytest.Values(values)), fixture.Release+"-proxy-credentials")
 		proxyURL := string(secret.Data["HTTP_PROXY"])
 		decoded, err := url.PathUnescape(password)
 		require.NoError(t, err)

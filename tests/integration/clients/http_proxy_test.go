@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 	"github.com/proxykit/proxykit/tests/harness"
 	"github.com/proxykit/proxykit/tests/integration/itest"
@@ -33,7 +34,7 @@ func TestHTTPProxyRunsTheRenderedConfig(t *testing.T) {
 	}
 	render := func(port int, extra string) string {
 		values := strings.Replace(fixture.HTTPProxyValues, "tinyproxy: {connectPorts: [8443],", fmt.Sprintf("tinyproxy: {port: %d, connectPorts: [8443],", port), 1) + extra
-		return write(fmt.Sprintf("tinyproxy-%d.conf", port), fixture.TinyproxyConf(t, fixture.Render(t, fixture.HTTPProxy, values)))
+		return write(fmt.Sprintf("tinyproxy-%d.conf", port), fixture.TinyproxyConf(t, fixture.Render(t, fixture.HTTPProxy, proxytest.Values(values))))
 	}
 	direct := render(8888, "")
 	// every form of site the chart accepts, which tinyproxy must read (issue 37)

@@ -28,12 +28,13 @@ func TestJavaToolOptionsThroughTheRealJVM(t *testing.T) {
 	_, err := exec.LookPath("java")
 	require.NoError(t, err, "java is missing: `make debian-packages` installs default-jdk-headless")
 	own := `-Dapp.title="a b|c" -Dhttp.proxyPort=9999 -Xmx64m`
-	m := fixture.Render(t, fixture.Fixture, `
+	m := fixture.Render(t, fixture.Fixture, proxytest.Values(`
 proxy: {http: "http://proxy.corp.example:3128", https: "http://proxy.corp.example:3129", noProxy: ".corp.example,registry.local", runtimes: [java]}
 cluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12], apiServer: 10.96.0.1}
 app:
   env: [{name: JAVA_TOOL_OPTIONS, value: '`+own+`'}]
-`)
+`))
+
 	env := m.Environment(m.Container(t, "Deployment/"+fixture.Release+"-app", "app"))
 	options := env["JAVA_TOOL_OPTIONS"]
 	require.True(t, strings.HasSuffix(options, " "+own), "the own value after the flags: %s", options)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/noproxy"
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 	"github.com/proxykit/proxykit/tests/harness"
 	"github.com/proxykit/proxykit/tests/integration/itest"
@@ -86,10 +87,10 @@ func targetHost(t *testing.T, target string) string {
 // installation entries, and two hand-written values with the forms the
 // clients disagree on (*., bare and bracketed IPv6, CIDRs, a port).
 func realClientNoProxy(t *testing.T) []string {
-	rendered := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, `
+	rendered := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(`
 proxy: {http: "http://proxy:3128", noProxy: ".corp.example,registry.local:5000"}
 cluster: {podCIDRs: [10.244.0.0/16, "fd00:10:244::/56"], serviceCIDRs: [10.96.0.0/12, "fd00:10:96::/112"], apiServer: "fd00:10:96::1", metadataEndpoints: false}
-`))["noProxy"]
+`)))["noProxy"]
 	return []string{rendered, "*.corp.example,10.96.0.1,::1,fd00:10:96::/112,cluster.local", "corp.example,[fd00:10:96::1],[::1]:8080,web.shop.svc.cluster.local.,10.244.0.0/16"}
 }
 
@@ -97,10 +98,11 @@ cluster: {podCIDRs: [10.244.0.0/16, "fd00:10:244::/56"], serviceCIDRs: [10.96.0.
 // cluster with proxy.runtimes java and node: JAVA_TOOL_OPTIONS with the JVM's
 // flags, NODE_USE_ENV_PROXY, and NO_PROXY with the ".name" forms for Node.js.
 func runtimesEnv(t *testing.T) map[string]string {
-	r := fixture.Render(t, fixture.Fixture, `
+	r := fixture.Render(t, fixture.Fixture, proxytest.Values(`
 proxy: {http: "http://127.0.0.1:3128", noProxy: ".corp.example,registry.local:5000", runtimes: [java, node]}
 cluster: {podCIDRs: [10.244.0.0/16, "fd00:10:244::/56"], serviceCIDRs: [10.96.0.0/12, "fd00:10:96::/112"], apiServer: "fd00:10:96::1", metadataEndpoints: false}
-`)
+`))
+
 	env := r.Environment(r.Container(t, "Deployment/"+fixture.Release+"-app", "app"))
 	require.Contains(t, env["JAVA_TOOL_OPTIONS"], "-Dhttp.nonProxyHosts=")
 	require.Equal(t, "1", env["NODE_USE_ENV_PROXY"])

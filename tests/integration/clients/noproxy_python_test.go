@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 	"github.com/proxykit/proxykit/tests/harness"
 )
@@ -62,13 +63,13 @@ print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())
 // included, so only the bracketed forms the library adds keep IPv6 traffic direct.
 func TestIPv6LiteralsReachPythonDirect(t *testing.T) {
 	harness.Parallel(t)
-	noProxy := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, `
+	noProxy := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(`
 proxy: {http: "http://proxy.corp:3128", noProxy: ["fd00:1::53", "[fd00:1::54]", "[fd00:1::55]:5000"]}
 cluster:
   podCIDRs: ["fd00:10:244::/56"]
   serviceCIDRs: ["fd00:10:96::/112"]
   apiServer: "fd00:10:96::1"
-`))["noProxy"]
+`)))["noProxy"]
 	for _, entry := range []string{"::1", "[::1]", "fd00:10:96::1", "[fd00:10:96::1]", "fd00:1::53", "[fd00:1::53]", "fd00:1::54", "[fd00:1::54]", "[fd00:1::55]:5000"} {
 		assert.Contains(t, strings.Split(noProxy, ","), entry)
 	}

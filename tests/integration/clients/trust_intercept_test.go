@@ -47,7 +47,7 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 		"proxy":   map[string]any{"http": "http://127.0.0.1:8081", "https": "http://127.0.0.1:8081", "trustedCA": ca, "runtimes": []string{"node"}},
 		"cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12", "metadataEndpoints": false},
 	})
-	app := fixture.SpecContainer(t, proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, values), fixture.Release+"-app").Spec.Template.Spec, "app")
+	app := fixture.SpecContainer(t, proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, proxytest.Values(values)), fixture.Release+"-app").Spec.Template.Spec, "app")
 	var with, without []string
 	for _, e := range app.Env {
 		require.Nil(t, e.ValueFrom)
@@ -83,11 +83,13 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 	// rendered preKubeadmCommands, with update-ca-certificates working in a
 	// throwaway trust store instead of /etc/ssl/certs
 	nodeRoot := filepath.Join(dir, "node")
-	proxySecret := proxytest.Get[corev1.Secret](t, fixture.Render(t, fixture.ClusterProxy, fixture.ValuesYAML(t, map[string]any{
+	proxySecret := proxytest.Get[corev1.Secret](t, fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.ValuesYAML(t, map[string]any{
 		"clusterName": "wc1",
 		"proxy":       map[string]any{"https": "http://127.0.0.1:8081", "trustedCA": ca},
 		"cluster":     map[string]any{"serviceCIDRs": "10.96.0.0/12"},
-	})), "wc1-systemd-proxy")
+	}))),
+
+		"wc1-systemd-proxy")
 	capi, err := fixture.RenderCLI(t, fixture.Path("examples", "capi"), "clusterName: wc1\nproxy: {trustedCA: "+fixture.YAMLQuote(ca)+"}\n")
 	require.NoError(t, err)
 	var kct struct {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
 	"github.com/proxykit/proxykit/tests/harness"
 	"github.com/proxykit/proxykit/tests/integration/itest"
@@ -25,7 +26,7 @@ func TestCLIAndSDKRenderTheSame(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cli, err := fixture.RenderCLI(t, fixture.Fixture, values)
 			require.NoError(t, err)
-			sdk := fixture.Render(t, fixture.Fixture, values)
+			sdk := fixture.Render(t, fixture.Fixture, proxytest.Values(values))
 			assert.Equal(t, itest.ObjectsByName(t, sdk), itest.ObjectsByName(t, cli))
 		})
 	}

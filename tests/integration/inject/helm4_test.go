@@ -70,7 +70,7 @@ func TestHelm3AndHelm4RenderTheSame(t *testing.T) {
 				require.NoError(t, err)
 				values = string(b)
 			}
-			inProcess, err := fixture.RenderAs(r.chart, fixture.Release, fixture.Namespace, values)
+			inProcess, err := fixture.RenderE(r.chart, proxytest.Values(values), proxytest.Release(fixture.Release, fixture.Namespace))
 			require.NoError(t, err)
 			assert.Equal(t, v3, itest.ObjectsByName(t, inProcess), "proxytest renders what helm renders")
 		})

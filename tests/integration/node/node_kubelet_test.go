@@ -248,7 +248,7 @@ func nodeDropIns(t *testing.T, values string) map[string]string {
 		ClusterName string `json:"clusterName"`
 	}
 	require.NoError(t, fixture.YAMLUnmarshal(values, &clusterName))
-	dropIns := proxytest.Get[corev1.Secret](t, fixture.Render(t, fixture.ClusterProxy, values), clusterName.ClusterName+"-systemd-proxy")
+	dropIns := proxytest.Get[corev1.Secret](t, fixture.Render(t, fixture.ClusterProxy, proxytest.Values(values)), clusterName.ClusterName+"-systemd-proxy")
 	return map[string]string{"containerd": string(dropIns.Data["containerdProxy"]), "kubelet": string(dropIns.Data["kubeletProxy"])}
 }
 

@@ -37,7 +37,7 @@ func assertJVMTrustsTheProxy(t *testing.T, ca, key string, p12 []byte) {
 		"proxy":   map[string]any{"http": "http://127.0.0.1:8081", "https": "http://127.0.0.1:8081", "trustedCA": ca, "runtimes": []string{"java"}},
 		"cluster": map[string]any{"serviceCIDRs": "10.96.0.0/12", "metadataEndpoints": false},
 	})
-	app := fixture.SpecContainer(t, proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, values), fixture.Release+"-app").Spec.Template.Spec, "app")
+	app := fixture.SpecContainer(t, proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, proxytest.Values(values)), fixture.Release+"-app").Spec.Template.Spec, "app")
 	var rendered string
 	for _, e := range app.Env {
 		if e.Name == "JAVA_TOOL_OPTIONS" {

@@ -56,7 +56,7 @@ func TestTrustManagerFillsTheBundle(t *testing.T) {
 	itest.NewHelmHome(t).Run(t, "", "install", "wc1-proxy", fixture.ClusterProxy, "--namespace", "org-acme", "-f", values, "--kubeconfig", cp.Kubeconfig)
 
 	// what every Pod mounts, as the library names it
-	spec := proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, fixture.TrustValues(t, "proxy", ca)), fixture.Release+"-app").Spec.Template.Spec
+	spec := proxytest.Get[appsv1.Deployment](t, fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.TrustValues(t, "proxy", ca))), fixture.Release+"-app").Spec.Template.Spec
 	configMap, file := spec.Volumes[0].ConfigMap.Name, filepath.Base(fixture.BundleFile)
 	var p12 []byte
 	for _, ns := range []string{"apps", "org-acme"} {
