@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/rules"
@@ -187,7 +188,7 @@ func TestChartOperatorAndCertManagerCarryTheTrust(t *testing.T) {
 				Volumes      []corev1.Volume      `json:"volumes"`
 				VolumeMounts []corev1.VolumeMount `json:"volumeMounts"`
 			}
-			require.NoError(t, fixture.YAMLUnmarshal(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(v)))["certManager"], &got))
+			require.NoError(t, yaml.Unmarshal([]byte(fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(v)))["certManager"]), &got))
 			assert.Equal(t, fixture.TrustEnv, got.ExtraEnv[len(got.ExtraEnv)-4:])
 			assert.Equal(t, "proxykit-ca-bundle", got.Volumes[0].ConfigMap.Name)
 			assert.Equal(t, "/etc/proxykit/ca", got.VolumeMounts[0].MountPath)

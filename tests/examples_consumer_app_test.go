@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
@@ -42,7 +43,7 @@ func TestConsumerAppWithProviderValues(t *testing.T) {
 			r, err := fixture.RenderE(fixture.ConsumerApp, proxytest.Values(string(values)))
 			require.NoError(t, err)
 			var parsed struct{ Defaults struct{ Env []corev1.EnvVar } }
-			require.NoError(t, fixture.YAMLUnmarshal(string(values), &parsed))
+			require.NoError(t, yaml.Unmarshal([]byte(string(values)), &parsed))
 			setsDefaults := len(parsed.Defaults.Env) > 0
 
 			specs := podSpecs(t, r)

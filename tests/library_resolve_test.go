@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
@@ -100,7 +101,7 @@ proxy: {noProxy: []}
 		t.Run(tc.name, func(t *testing.T) {
 			h := fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(tc.values)))
 			var config struct{ HTTP, HTTPS, NoProxy string }
-			require.NoError(t, fixture.YAMLUnmarshal(h["config"], &config))
+			require.NoError(t, yaml.Unmarshal([]byte(h["config"]), &config))
 			assert.Equal(t, tc.http, config.HTTP)
 			assert.Equal(t, tc.https, config.HTTPS)
 			assert.Equal(t, h["noProxy"], config.NoProxy, "proxy.config carries the full NO_PROXY")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/proxytest"
@@ -156,7 +157,7 @@ func TestSystemdVariables(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			var parsed map[string]any
-			require.NoError(t, fixture.YAMLUnmarshal(values, &parsed))
+			require.NoError(t, yaml.Unmarshal([]byte(values), &parsed))
 			var vars map[string]string
 			require.NoError(t, json.Unmarshal([]byte(fixture.Include(t, parsed, proxykit.Call{Helper: "proxykit.systemd.variables"})), &vars))
 			_, env := parseDropIn(t, fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(values)))["dropIn"])

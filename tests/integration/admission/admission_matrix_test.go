@@ -17,6 +17,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit"
 	"github.com/proxykit/proxykit/inject"
@@ -125,7 +126,7 @@ func (c admissionCell) javaOptions(t testing.TB) string {
 		return ""
 	}
 	var values map[string]any
-	require.NoError(t, fixture.YAMLUnmarshal(c.values(c.password()), &values))
+	require.NoError(t, yaml.Unmarshal([]byte(c.values(c.password())), &values))
 	options := fixture.Include(t, values, proxykit.Call{Helper: "proxykit.java.options"})
 	require.Contains(t, options, "-Dhttp.proxyHost="+c.proxyHost()+" ")
 	require.NotContains(t, options, "svc-user", "no credential in the JVM's flags")
@@ -325,7 +326,7 @@ func runAdmissionCell(t *testing.T, cp *harness.ControlPlane, objects *itest.Obj
 		itest.WaitForPod(t, cp, "apps", own, func(p corev1.Pod) bool { return reflect.DeepEqual(p.Spec.Containers[0].Env, expected) })
 		if cell.engine.Native {
 			var values map[string]any
-			require.NoError(t, fixture.YAMLUnmarshal(moved, &values))
+			require.NoError(t, yaml.Unmarshal([]byte(moved), &values))
 			pod := fixture.Pod("merge-"+cell.id, "apps", nil, own)
 			stored := itest.CreatePod(t, cp, pod)
 			assertInjectMatchesAdmission(t, inject.New(inject.Options{Values: values, Release: cell.release()}), pod, stored)

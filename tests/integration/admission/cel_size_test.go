@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
@@ -43,7 +44,7 @@ func TestNativePolicyAtTheCELSizeLimit(t *testing.T) {
 				Mutations []admissionregistrationv1.Mutation
 			} `json:"spec"`
 		}
-		require.NoError(t, fixture.YAMLUnmarshal(string(fixture.Find(t, m, "MutatingPolicy", "inject-proxy-env").Raw), &kyverno))
+		require.NoError(t, yaml.Unmarshal([]byte(string(fixture.Find(t, m, "MutatingPolicy", "inject-proxy-env").Raw)), &kyverno))
 		most := 0
 		for _, mutation := range append(policy.Spec.Mutations, kyverno.Spec.Mutations...) {
 			if a := mutation.ApplyConfiguration; a != nil && len(a.Expression) > most {

@@ -134,7 +134,7 @@ func TestKyvernoJavaToolOptions(t *testing.T) {
 	harness.Parallel(t)
 	values := strings.Replace(fixture.PolicyValuesPlain, "proxy:\n", "proxy:\n  runtimes: [java]\n", 1) + "policy: {overrideExisting: true}\n"
 	var parsed map[string]any
-	require.NoError(t, fixture.YAMLUnmarshal(values, &parsed))
+	require.NoError(t, yaml.Unmarshal([]byte(values), &parsed))
 	flags := fixture.Include(t, parsed, proxykit.Call{Helper: "proxykit.java.options"})
 	proxyEnv := append(append([]corev1.EnvVar{}, fixture.PolicyProxyEnv...), fixture.Val("JAVA_TOOL_OPTIONS", flags))
 	own := fixture.Pod("own-java", "apps", nil,

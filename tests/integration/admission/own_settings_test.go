@@ -75,7 +75,7 @@ func TestOwnSettingsAreOneBehaviour(t *testing.T) {
 			values := strings.Replace(fixture.PolicyValuesPlain, "proxy:\n", "proxy:\n  runtimes: [java]\n", 1) +
 				"policy: {overrideExisting: " + yesNo(r.Override) + ", mergeNoProxy: " + yesNo(r.MergeNoProxy) + "}\n"
 			var parsed map[string]any
-			require.NoError(t, fixture.YAMLUnmarshal(values, &parsed))
+			require.NoError(t, yaml.Unmarshal([]byte(values), &parsed))
 			flags := fixture.Include(t, parsed, proxykit.Call{Helper: "proxykit.java.options"})
 			want := append(append([]corev1.EnvVar{}, fixture.PolicyProxyEnv...), fixture.Val("JAVA_TOOL_OPTIONS", flags))
 

@@ -16,6 +16,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit/inject"
 	"github.com/proxykit/proxykit/proxytest"
@@ -62,7 +63,7 @@ func TestDayTwoWithCredentials(t *testing.T) {
 	// a Pod that proxykit inject gave the proxy, with the Secret it emits, in a
 	// namespace the policy leaves alone (it holds no copy of the policy's Secret)
 	var injectValues map[string]any
-	require.NoError(t, fixture.YAMLUnmarshal(values("inj3ct", "10.244.0.0/16"), &injectValues))
+	require.NoError(t, yaml.Unmarshal([]byte(values("inj3ct", "10.244.0.0/16")), &injectValues))
 	pod := fixture.Pod("injected", "shop", nil, fixture.Ctr("app"))
 	pod.APIVersion, pod.Kind = "v1", "Pod"
 	stream, err := json.Marshal(pod)

@@ -20,6 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/proxykit/proxykit/proxytest"
 	"github.com/proxykit/proxykit/tests/fixture"
@@ -247,7 +248,7 @@ func nodeDropIns(t *testing.T, values string) map[string]string {
 	var clusterName struct {
 		ClusterName string `json:"clusterName"`
 	}
-	require.NoError(t, fixture.YAMLUnmarshal(values, &clusterName))
+	require.NoError(t, yaml.Unmarshal([]byte(values), &clusterName))
 	dropIns := proxytest.Get[corev1.Secret](t, fixture.Render(t, fixture.ClusterProxy, proxytest.Values(values)), clusterName.ClusterName+"-systemd-proxy")
 	return map[string]string{"containerd": string(dropIns.Data["containerdProxy"]), "kubelet": string(dropIns.Data["kubeletProxy"])}
 }
