@@ -84,7 +84,7 @@ func TestClusterProxyPlain(t *testing.T) {
 		"NO_PROXY": values.NoProxy, "no_proxy": values.NoProxy,
 	}, envFrom.Data)
 
-	assert.False(t, fixture.Has(r, "Secret", fixture.Release+"-proxy-credentials"), "no credentials, no proxy Secret")
+	assert.Nil(t, r.Find("Secret", fixture.Release+"-proxy-credentials"), "no credentials, no proxy Secret")
 	assert.Empty(t, strings.TrimSpace(fixture.SourceText(r, "templates/proxy-secret.yaml")))
 }
 
@@ -214,7 +214,7 @@ func TestClusterProxyCarriesTheTrust(t *testing.T) {
 
 	t.Run("without a trusted CA: no Bundle, no key", func(t *testing.T) {
 		r := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.ClusterProxyPlain))
-		assert.False(t, fixture.Has(r, "Bundle", "proxykit-ca-bundle"))
+		assert.Nil(t, r.Find("Bundle", "proxykit-ca-bundle"))
 		assert.NotContains(t, proxytest.Get[corev1.Secret](t, r, "wc1-systemd-proxy").Data, "trustedCA")
 	})
 	t.Run("the CAPI example installs the CA before containerd restarts", func(t *testing.T) {
@@ -272,7 +272,7 @@ func TestClusterProxyComponentValues(t *testing.T) {
 
 	t.Run("off by default", func(t *testing.T) {
 		r := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.ClusterProxyPlain))
-		assert.False(t, fixture.Has(r, "Secret", "wc1-kapp-controller-proxy-values"))
+		assert.Nil(t, r.Find("Secret", "wc1-kapp-controller-proxy-values"))
 	})
 	t.Run("with credentials the values stay in Secrets", func(t *testing.T) {
 		r := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.CredentialValues(t, map[string]any{"clusterName": "mgmt",
@@ -296,7 +296,7 @@ func TestClusterProxyTalosPatch(t *testing.T) {
 	assert.NotContains(t, patch, "TrustedRootsConfig", "no CA, no document")
 
 	off := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"})))
-	assert.False(t, fixture.Has(off, "Secret", "wc1-talos-proxy"), "off unless talos.enabled")
+	assert.Nil(t, off.Find("Secret", "wc1-talos-proxy"), "off unless talos.enabled")
 
 	err := fixture.RenderError(t, fixture.ClusterProxy, proxytest.Values("clusterName: wc1\ntalos: {enabled: true}\nproxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n"))
 	assert.Contains(t, err, "talos.enabled")
@@ -316,7 +316,7 @@ func TestClusterProxyFlatcarButane(t *testing.T) {
 	assert.Contains(t, butane, strings.ReplaceAll(strings.TrimSpace(dropIn), "\n", "\n        "), "the Cluster API drop-in, as it is")
 
 	off := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"})))
-	assert.False(t, fixture.Has(off, "Secret", "wc1-flatcar-proxy"))
+	assert.Nil(t, off.Find("Secret", "wc1-flatcar-proxy"))
 	err := fixture.RenderError(t, fixture.ClusterProxy, proxytest.Values("clusterName: wc1\nflatcar: {enabled: true}\nproxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n"))
 	assert.Contains(t, err, "flatcar.enabled")
 }
@@ -359,7 +359,7 @@ func TestClusterProxyEKSUserData(t *testing.T) {
 
 	karpenter := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(strings.Replace(values, ", cluster: {name: wc1, apiServerEndpoint: \"https://ABC.gr7.eu-west-1.eks.amazonaws.com\", cidr: 10.96.0.0/12}", "", 1)))
 	assert.NotContains(t, string(proxytest.Get[corev1.Secret](t, karpenter, "wc1-eks-proxy").Data["userData"]), "NodeConfig", "without eks.cluster no NodeConfig: Karpenter and managed node groups write their own")
-	assert.False(t, fixture.Has(fixture.Render(t, fixture.ClusterProxy, proxytest.Values("clusterName: wc1\n"+fixture.PlainProxy)), "Secret", "wc1-eks-proxy"), "off by default")
+	assert.Nil(t, fixture.Render(t, fixture.ClusterProxy, proxytest.Values("clusterName: wc1\n"+fixture.PlainProxy)).Find("Secret", "wc1-eks-proxy"), "off by default")
 
 	for bad, key := range map[string]string{
 		strings.Replace(values, "cidr: 10.96.0.0/12", "cidr: 172.20.0.0/16", 1):                                           "eks.cluster.cidr 172.20.0.0/16 is not among cluster.serviceCIDRs",
@@ -401,7 +401,7 @@ func TestClusterProxyClusterTrustBundle(t *testing.T) {
 	assert.Equal(t, strings.TrimSpace(ca)+"\n"+strings.TrimSpace(root), strings.TrimSpace(joined), "the CA, then the public roots")
 
 	off := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(strings.Replace(values, "clusterTrustBundle: true", "clusterTrustBundle: false", 1)))
-	assert.False(t, fixture.Has(off, "ClusterTrustBundle", name))
+	assert.Nil(t, off.Find("ClusterTrustBundle", name))
 	_, err := proxytest.RenderE(fixture.ClusterProxy, proxytest.Values(values), proxytest.EmbeddedLibrary(), proxytest.KubeVersion("v1.36.3"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "cluster-proxy: trust.clusterTrustBundle: the cluster serves no ClusterTrustBundle")
@@ -433,7 +433,7 @@ func TestClusterProxyRKE2AndK3sEnvironment(t *testing.T) {
 	assert.NotContains(t, k3s, "\nHTTP_PROXY=", "containerd alone")
 
 	off := fixture.Render(t, fixture.ClusterProxy, proxytest.Values(fixture.CredentialValues(t, map[string]any{"clusterName": "wc1"})))
-	assert.False(t, fixture.Has(off, "Secret", "wc1-rke2-proxy"))
+	assert.Nil(t, off.Find("Secret", "wc1-rke2-proxy"))
 	err := fixture.RenderError(t, fixture.ClusterProxy, proxytest.Values("clusterName: wc1\nk3s: {enabled: true}\nproxy: {existingSecret: corp-proxy}\ncluster: {podCIDRs: [10.244.0.0/16], serviceCIDRs: [10.96.0.0/12]}\n"))
 	assert.Contains(t, err, "cluster-proxy: k3s.enabled: the environment file carries the proxy URLs")
 }

@@ -87,7 +87,7 @@ func TestHTTPProxyUpstreamCredentialsStayInASecret(t *testing.T) {
 	t.Run("without credentials the upstream stays in the ConfigMap", func(t *testing.T) {
 		r := fixture.Render(t, fixture.HTTPProxy, proxytest.Values(fixture.HTTPProxyValues+`upstream: {url: "http://proxy.corp.example:3128"}`))
 		assert.Contains(t, fixture.TinyproxyConf(t, r), "\nUpstream http proxy.corp.example:3128\n")
-		assert.False(t, fixture.Has(r, "Secret", fixture.Release))
+		assert.Nil(t, r.Find("Secret", fixture.Release))
 	})
 }
 

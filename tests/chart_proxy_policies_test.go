@@ -68,7 +68,7 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 		"inject-create-ephemeral-containers", "inject-plain-create-ephemeral-containers",
 		"inject-debug-ephemeral-containers", "inject-plain-debug-ephemeral-containers",
 		"record-proxy-config"}, names, "each list's merge (and its drop: policy.mergeNoProxy by default), then the plain path of the Pods without own settings")
-	assert.False(t, fixture.Has(r, "ClusterPolicy", "inject-proxy-env-secret"), "no credentials, nothing to clone")
+	assert.Nil(t, r.Find("ClusterPolicy", "inject-proxy-env-secret"), "no credentials, nothing to clone")
 }
 
 func TestProxyPoliciesOverrideRulesComeFirst(t *testing.T) {
@@ -395,8 +395,8 @@ func TestProxyPoliciesGeneratingPolicy(t *testing.T) {
 
 	r = fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(fixture.CredentialValues(t, map[string]any{"kyverno": map[string]any{"policyKind": "ClusterPolicy"}, "defaults": nil})))
 	assert.Contains(t, string(fixture.Find(t, r, "ClusterPolicy", "inject-proxy-env-secret").Raw), "orphanDownstreamOnPolicyDelete: true")
-	assert.False(t, fixture.Has(r, "GeneratingPolicy", "inject-proxy-env-secret"))
-	assert.False(t, fixture.Has(r, "MutatingPolicy", "inject-proxy-env"))
+	assert.Nil(t, r.Find("GeneratingPolicy", "inject-proxy-env-secret"))
+	assert.Nil(t, r.Find("MutatingPolicy", "inject-proxy-env"))
 }
 
 // TestProxyPoliciesMutatingPolicyNamespaces: namespaces.include of names is a selector

@@ -105,7 +105,7 @@ func TestProxyRelayChartObjects(t *testing.T) {
 func TestProxyRelayChartChoices(t *testing.T) {
 	t.Run("no scheme: no Secret, no credentials folder", func(t *testing.T) {
 		r := fixture.Render(t, fixture.ProxyRelay, proxytest.Values(relayValues("upstream: {scheme: none}\ncredentials: {username: \"\", password: \"\"}\n")))
-		assert.False(t, fixture.Has(r, "Secret", "test-credentials"))
+		assert.Nil(t, r.Find("Secret", "test-credentials"))
 		c := fixture.SpecContainer(t, proxytest.Get[appsv1.Deployment](t, r, fixture.Release).Spec.Template.Spec, "relay")
 		assert.Contains(t, c.Args, "--scheme=none")
 		assert.NotContains(t, strings.Join(c.Args, " "), "--credentials-dir")
@@ -113,7 +113,7 @@ func TestProxyRelayChartChoices(t *testing.T) {
 	})
 	t.Run("existingSecret: the user's Secret, none rendered", func(t *testing.T) {
 		r := fixture.Render(t, fixture.ProxyRelay, proxytest.Values(relayValues("credentials: {existingSecret: corp-proxy, username: \"\", password: \"\"}\n")))
-		assert.False(t, fixture.Has(r, "Secret", "test-credentials"))
+		assert.Nil(t, r.Find("Secret", "test-credentials"))
 		spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release).Spec.Template.Spec
 		assert.Equal(t, "corp-proxy", spec.Volumes[0].Secret.SecretName)
 	})
@@ -142,7 +142,7 @@ kerberos:
 	})
 	t.Run("one replica: no budget that would block every drain", func(t *testing.T) {
 		r := fixture.Render(t, fixture.ProxyRelay, proxytest.Values(relayValues("replicas: 1\n")))
-		assert.False(t, fixture.Has(r, "PodDisruptionBudget", fixture.Release))
+		assert.Nil(t, r.Find("PodDisruptionBudget", fixture.Release))
 	})
 	t.Run("namespaces named: the policy admits those", func(t *testing.T) {
 		r := fixture.Render(t, fixture.ProxyRelay, proxytest.Values(relayValues("networkPolicy: {namespaces: [apps, ci], metricsNamespaces: [monitoring]}\n")))
@@ -152,7 +152,7 @@ kerberos:
 	})
 	t.Run("no NetworkPolicy when disabled", func(t *testing.T) {
 		r := fixture.Render(t, fixture.ProxyRelay, proxytest.Values(relayValues("networkPolicy: {enabled: false}\n")))
-		assert.False(t, fixture.Has(r, "NetworkPolicy", fixture.Release))
+		assert.Nil(t, r.Find("NetworkPolicy", fixture.Release))
 	})
 }
 

@@ -78,7 +78,7 @@ func TestExistingSecret(t *testing.T) {
 			h := fixture.Helpers(t, r)
 			assert.Equal(t, "corp-proxy", h["secretName"])
 			assert.Equal(t, "true", h["enabled"])
-			assert.False(t, fixture.Has(r, "Secret", fixture.Release+"-proxy-credentials"), "the user owns the existing Secret")
+			assert.Nil(t, r.Find("Secret", fixture.Release+"-proxy-credentials"), "the user owns the existing Secret")
 			env := r.Container(t, "Deployment/"+fixture.Release+"-app", "app").Env
 			assert.Equal(t, fixture.SecretEnv("corp-proxy", true), env[:6])
 			fixture.AssertNoCredentialsOutsideSecrets(t, r)
@@ -88,7 +88,7 @@ func TestExistingSecret(t *testing.T) {
 
 func TestPlainProxyRendersNoSecret(t *testing.T) {
 	r := fixture.Render(t, fixture.Fixture, proxytest.Values(fixture.PlainProxy))
-	assert.False(t, fixture.Has(r, "Secret", fixture.Release+"-proxy-credentials"))
+	assert.Nil(t, r.Find("Secret", fixture.Release+"-proxy-credentials"))
 	assert.Equal(t, "", fixture.Helpers(t, r)["hasCredentials"])
 	assert.Empty(t, strings.TrimSpace(fixture.SourceText(r, "templates/proxy-secret.yaml")))
 }

@@ -58,7 +58,7 @@ func TestRelayLeavesOutEverySecretKeyRef(t *testing.T) {
 			r := fixture.Render(t, fixture.Fixture, proxytest.Values(relayOver(t, tier, nil)))
 			h := fixture.Helpers(t, r)
 			assert.Empty(t, h["hasCredentials"], "proxykit.proxy.hasCredentials: no credentials")
-			assert.False(t, fixture.Has(r, "Secret", fixture.Release+"-proxy-credentials"), "no Secret: nothing to keep in one")
+			assert.Nil(t, r.Find("Secret", fixture.Release+"-proxy-credentials"), "no Secret: nothing to keep in one")
 			spec := proxytest.Get[appsv1.Deployment](t, r, fixture.Release+"-app").Spec.Template.Spec
 			want := append(relayEnv(h["noProxy"]), fixture.Val("TZ", "UTC"))
 			assert.Equal(t, want, fixture.SpecContainer(t, spec, "app").Env)
