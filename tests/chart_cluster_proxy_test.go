@@ -63,7 +63,7 @@ func TestClusterProxyPlain(t *testing.T) {
 	assertCoversCluster(t, values.NoProxy)
 
 	var certManager map[string]any
-	require.NoError(t, yaml.Unmarshal([]byte(string(proxytest.Get[corev1.Secret](t, r, "wc1-cluster-values").Data["certManagerValues"])), &certManager))
+	require.NoError(t, yaml.Unmarshal([]byte(proxytest.Get[corev1.Secret](t, r, "wc1-cluster-values").Data["certManagerValues"]), &certManager))
 	assert.Equal(t, []string{"http_proxy", "https_proxy", "no_proxy"}, sortedKeys(certManager), "only keys cert-manager's schema allows")
 
 	systemd := proxytest.Get[corev1.Secret](t, r, "wc1-systemd-proxy")
@@ -194,7 +194,7 @@ func TestClusterProxyCarriesTheTrust(t *testing.T) {
 			} `json:"target"`
 		} `json:"spec"`
 	}
-	require.NoError(t, yaml.Unmarshal([]byte(string(fixture.Find(t, r, "Bundle", "proxykit-ca-bundle").Raw)), &bundle))
+	require.NoError(t, yaml.Unmarshal([]byte(fixture.Find(t, r, "Bundle", "proxykit-ca-bundle").Raw), &bundle))
 	require.Len(t, bundle.Spec.Sources, 2)
 	assert.True(t, *bundle.Spec.Sources[0].UseDefaultCAs, "public roots, so the bundle can replace a client's roots")
 	assert.Equal(t, "proxykit-ca", bundle.Spec.Sources[1].ConfigMap.Name)
@@ -225,7 +225,7 @@ func TestClusterProxyCarriesTheTrust(t *testing.T) {
 				KubeadmConfigSpec fixture.KubeadmConfigSpec `json:"kubeadmConfigSpec"`
 			} `json:"spec"`
 		}
-		require.NoError(t, yaml.Unmarshal([]byte(string(fixture.Find(t, capi, "KubeadmControlPlane", "wc1-control-plane").Raw)), &kcp))
+		require.NoError(t, yaml.Unmarshal([]byte(fixture.Find(t, capi, "KubeadmControlPlane", "wc1-control-plane").Raw), &kcp))
 		commands := kcp.Spec.KubeadmConfigSpec.PreKubeadmCommands
 		assert.Equal(t, "update-ca-certificates", commands[0])
 		assert.Equal(t, "systemctl restart containerd", commands[2])
@@ -259,7 +259,7 @@ func TestClusterProxyComponentValues(t *testing.T) {
 		t.Run(component, func(t *testing.T) {
 			secret := proxytest.Get[corev1.Secret](t, r, "wc1-"+component+"-proxy-values")
 			var v map[string]any
-			require.NoError(t, yaml.Unmarshal([]byte(string(secret.Data["values"])), &v))
+			require.NoError(t, yaml.Unmarshal([]byte(secret.Data["values"]), &v))
 			got := map[string]string{}
 			fixture.Leaves("", v, got)
 			want := map[string]string{keys[0]: "http://proxy.corp.example:3128", keys[1]: "http://proxy.corp.example:3129", keys[2]: noProxy}

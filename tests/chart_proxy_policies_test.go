@@ -164,7 +164,7 @@ func TestProxyPoliciesMergeDropsPublicEntries(t *testing.T) {
 	assert.Contains(t, env, `(theirs + jhosts.filter(p, !(p in theirs))).filter(p, p != "" && ![p.trim()]`, "the JAVA_TOOL_OPTIONS flag merge leaves out public patterns")
 	assert.Contains(t, env, `.map(full, (" " + v).endsWith(full) ? v : v + full).map(m, [m.lastIndexOf("-Dhttp.nonProxyHosts=") + 21]`, "the JVM's other option variables: appended, then the last flag's public patterns dropped")
 	var mpol kyvernoCELPolicy
-	require.NoError(t, yaml.Unmarshal([]byte(string(fixture.Find(t, r, "MutatingPolicy", "inject-proxy-env").Raw)), &mpol))
+	require.NoError(t, yaml.Unmarshal([]byte(fixture.Find(t, r, "MutatingPolicy", "inject-proxy-env").Raw), &mpol))
 	assert.Equal(t, policy.Spec.Variables, mpol.Spec.Variables, "Kyverno's MutatingPolicy reads the same variable")
 
 	off := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(java+"policy: {mergeNoProxy: false}\n")), "inject-proxy-env")
@@ -325,7 +325,7 @@ func TestProxyPoliciesMutatingPolicy(t *testing.T) {
 	for _, tc := range cases {
 		r := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(tc.values))
 		var p kyvernoCELPolicy
-		require.NoError(t, yaml.Unmarshal([]byte(string(fixture.Find(t, r, "MutatingPolicy", "inject-proxy-env").Raw)), &p))
+		require.NoError(t, yaml.Unmarshal([]byte(fixture.Find(t, r, "MutatingPolicy", "inject-proxy-env").Raw), &p))
 		native := proxytest.Get[admissionv1.MutatingAdmissionPolicy](t, r, "inject-proxy-env")
 		require.NotNil(t, p.Spec.Autogen.PodControllers.Controllers)
 		assert.Empty(t, *p.Spec.Autogen.PodControllers.Controllers, "no rules copied onto Deployments")
@@ -373,7 +373,7 @@ func TestProxyPoliciesGeneratingPolicy(t *testing.T) {
 
 	secret := fixture.Release + "-proxy-credentials"
 	var p kyvernoCELPolicy
-	require.NoError(t, yaml.Unmarshal([]byte(string(fixture.Find(t, r, "GeneratingPolicy", "inject-proxy-env-secret").Raw)), &p))
+	require.NoError(t, yaml.Unmarshal([]byte(fixture.Find(t, r, "GeneratingPolicy", "inject-proxy-env-secret").Raw), &p))
 	for _, key := range []string{"generateExisting", "synchronize", "orphanDownstreamOnPolicyDelete"} {
 		assert.True(t, p.Spec.Evaluation[key]["enabled"], key)
 	}
@@ -412,7 +412,7 @@ func TestProxyPoliciesMutatingPolicyNamespaces(t *testing.T) {
 	} {
 		r := fixture.Render(t, fixture.ProxyPolicies, proxytest.Values(fixture.PolicyValuesPlain+"namespaces: {exclude: [monitoring], include: "+tc.include+"}\n"))
 		var p kyvernoCELPolicy
-		require.NoError(t, yaml.Unmarshal([]byte(string(fixture.Find(t, r, "MutatingPolicy", "inject-proxy-env").Raw)), &p))
+		require.NoError(t, yaml.Unmarshal([]byte(fixture.Find(t, r, "MutatingPolicy", "inject-proxy-env").Raw), &p))
 		want := []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn,
 			Values: []string{"kube-system", "monitoring", fixture.Namespace, "kyverno"}}}
 		if tc.in != nil {

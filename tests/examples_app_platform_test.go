@@ -27,7 +27,7 @@ func TestAppPlatformExampleReadsClusterValues(t *testing.T) {
 			} `json:"config"`
 		} `json:"spec"`
 	}
-	require.NoError(t, yaml.Unmarshal([]byte(string(fixture.Find(t, r, "App", "wc1-cert-manager-app").Raw)), &app))
+	require.NoError(t, yaml.Unmarshal([]byte(fixture.Find(t, r, "App", "wc1-cert-manager-app").Raw), &app))
 	ref := app.Spec.Config.Secret
 	assert.Equal(t, fixture.Namespace, ref.Namespace, "the Secret lives beside the App")
 
@@ -44,7 +44,7 @@ func TestAppPlatformExampleReadsClusterValues(t *testing.T) {
 					Proxy struct{ HTTP, HTTPS, NoProxy string } `json:"proxy"`
 				} `json:"cluster"`
 			}
-			require.NoError(t, yaml.Unmarshal([]byte(string(secret.Data["values"])), &got))
+			require.NoError(t, yaml.Unmarshal([]byte(secret.Data["values"]), &got))
 			assert.NotEmpty(t, got.Cluster.Proxy.HTTPS)
 			assert.Equal(t, fixture.Helpers(t, fixture.Render(t, fixture.Fixture, proxytest.Values(values)))["noProxy"], got.Cluster.Proxy.NoProxy, "the library's NO_PROXY for these values")
 			if name == "plain" {

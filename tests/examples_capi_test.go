@@ -24,13 +24,13 @@ func capiSpecs(t *testing.T) map[string]fixture.KubeadmConfigSpec {
 			Template struct{ Spec fixture.KubeadmConfigSpec } `json:"template"`
 		} `json:"spec"`
 	}
-	require.NoError(t, yaml.Unmarshal([]byte(string(fixture.Find(t, r, "KubeadmConfigTemplate", "wc1-md-0").Raw)), &tmpl))
+	require.NoError(t, yaml.Unmarshal([]byte(fixture.Find(t, r, "KubeadmConfigTemplate", "wc1-md-0").Raw), &tmpl))
 	var kcp struct {
 		Spec struct {
 			KubeadmConfigSpec fixture.KubeadmConfigSpec `json:"kubeadmConfigSpec"`
 		} `json:"spec"`
 	}
-	require.NoError(t, yaml.Unmarshal([]byte(string(fixture.Find(t, r, "KubeadmControlPlane", "wc1-control-plane").Raw)), &kcp))
+	require.NoError(t, yaml.Unmarshal([]byte(fixture.Find(t, r, "KubeadmControlPlane", "wc1-control-plane").Raw), &kcp))
 	return map[string]fixture.KubeadmConfigSpec{"KubeadmConfigTemplate": tmpl.Spec.Template.Spec, "KubeadmControlPlane": kcp.Spec.KubeadmConfigSpec}
 }
 

@@ -29,7 +29,7 @@ func TestCertManagerExampleReadsClusterValues(t *testing.T) {
 	r, err := fixture.RenderE(fixture.Path("examples", "cert-manager"), proxytest.Values("clusterName: wc1\n"))
 	require.NoError(t, err)
 	var hr helmRelease
-	require.NoError(t, yaml.Unmarshal([]byte(string(fixture.Find(t, r, "HelmRelease", "wc1-cert-manager").Raw)), &hr))
+	require.NoError(t, yaml.Unmarshal([]byte(fixture.Find(t, r, "HelmRelease", "wc1-cert-manager").Raw), &hr))
 	assert.Equal(t, "cert-manager", hr.Spec.Chart.Spec.Chart)
 	require.Len(t, hr.Spec.ValuesFrom, 1)
 	from := hr.Spec.ValuesFrom[0]
@@ -44,7 +44,7 @@ func TestCertManagerExampleReadsClusterValues(t *testing.T) {
 			raw, ok := secret.Data[from.ValuesKey]
 			require.True(t, ok, "valuesFrom reads missing key %q", from.ValuesKey)
 			var got map[string]any
-			require.NoError(t, yaml.Unmarshal([]byte(string(raw)), &got))
+			require.NoError(t, yaml.Unmarshal([]byte(raw), &got))
 			for key := range got {
 				assert.Contains(t, []string{"http_proxy", "https_proxy", "no_proxy", "extraEnv", "volumes", "volumeMounts"}, key, "cert-manager's schema rejects unknown top-level keys")
 			}

@@ -43,7 +43,7 @@ func TestConsumerAppWithProviderValues(t *testing.T) {
 			r, err := fixture.RenderE(fixture.ConsumerApp, proxytest.Values(string(values)))
 			require.NoError(t, err)
 			var parsed struct{ Defaults struct{ Env []corev1.EnvVar } }
-			require.NoError(t, yaml.Unmarshal([]byte(string(values)), &parsed))
+			require.NoError(t, yaml.Unmarshal([]byte(values), &parsed))
 			setsDefaults := len(parsed.Defaults.Env) > 0
 
 			specs := podSpecs(t, r)

@@ -44,7 +44,7 @@ func TestNativePolicyAtTheCELSizeLimit(t *testing.T) {
 				Mutations []admissionregistrationv1.Mutation
 			} `json:"spec"`
 		}
-		require.NoError(t, yaml.Unmarshal([]byte(string(fixture.Find(t, m, "MutatingPolicy", "inject-proxy-env").Raw)), &kyverno))
+		require.NoError(t, yaml.Unmarshal([]byte(fixture.Find(t, m, "MutatingPolicy", "inject-proxy-env").Raw), &kyverno))
 		most := 0
 		for _, mutation := range append(policy.Spec.Mutations, kyverno.Spec.Mutations...) {
 			if a := mutation.ApplyConfiguration; a != nil && len(a.Expression) > most {

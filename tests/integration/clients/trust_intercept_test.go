@@ -98,7 +98,7 @@ func TestClientsTrustTheInterceptingProxy(t *testing.T) {
 			Template struct{ Spec fixture.KubeadmConfigSpec } `json:"template"`
 		} `json:"spec"`
 	}
-	require.NoError(t, yaml.Unmarshal([]byte(string(fixture.Find(t, capi, "KubeadmConfigTemplate", "wc1-md-0").Raw)), &kct))
+	require.NoError(t, yaml.Unmarshal([]byte(fixture.Find(t, capi, "KubeadmConfigTemplate", "wc1-md-0").Raw), &kct))
 	for _, f := range kct.Spec.Template.Spec.Files {
 		data, ok := proxySecret.Data[f.ContentFrom.Secret.Key]
 		require.True(t, ok, "the Secret has no key %s", f.ContentFrom.Secret.Key)
