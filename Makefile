@@ -49,9 +49,8 @@ HELD  := $(BIN)/test-held.json
 SUITE_FLAGS = -tags integration -parallel 64 -p 8 -timeout $(TEST_TIMEOUT)
 SUITE_ENV   = GOGC=$(TEST_GOGC) PROXYKIT_TEST_SLOTS=$(SLOTS) PROXYKIT_TEST_HELD=$(HELD) PROXYKIT_TEST_CLI=$(TEST_CLI)
 # the proxykit CLI the suites run, built once for every area's test binary (itest.CLIVar), with
-# the flags of hack/krew.sh's release build
+# the flags of hack/krew.sh's release build, again only when its sources or the library changed
 TEST_CLI    = $(BIN)/test/proxykit
-BUILD_TEST_CLI = CGO_ENABLED=0 $(GO) build -trimpath -o $(TEST_CLI) ./cmd/proxykit
 # every Go process the tests run (the test binaries, kube-apiserver, etcd, Kyverno, helm) collects
 # garbage at 5x its live heap instead of 2x: the same work in a fifth less CPU (kube-apiserver
 # 0.71x over the native admission matrix), and memory the 24 GiB machine has to spare
@@ -229,7 +228,7 @@ publish: package
 ## clients, live control planes, the helm CLIs, the registry), the example consumer chart's
 ## own test module and the distributions' (tests/distros: each distribution's own parser);
 ## it ends with the ten slowest tests (hack/testtimes)
-test: tools yamllint node-modules $(TESTTIMES) $(CHART_DEPS)
+test: tools yamllint node-modules $(TESTTIMES) $(CHART_DEPS) $(TEST_CLI)
 	@rm -f $(BIN)/test-times.json
 	@# the packages (with the race detector) and the render tests beside the integration suites,
 	@# which wait on the processes they start for a quarter of their time: the others' CPU fills it;
@@ -239,7 +238,7 @@ test: tools yamllint node-modules $(TESTTIMES) $(CHART_DEPS)
 	@# binaries the cache cannot see, run every time
 	GOGC=$(TEST_GOGC) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -race $(UNIT_PACKAGES) & units=$$!; \
 	GOGC=$(TEST_GOGC) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json ./tests/ & renders=$$!; \
-	$(BUILD_TEST_CLI) && PROXYKIT_CHART_DEPS_FRESH=1 $(SUITE_ENV) $(TESTTIMES) -record $(BIN)/test-times.json -slots $(SLOTS) -held $(HELD) -- $(GO) test -json -count=1 $(SUITE_FLAGS) ./tests/harness/ ./tests/harness/slots/ ./tests/harness/systemdenv/ ./tests/integration/...; suites=$$?; \
+	PROXYKIT_CHART_DEPS_FRESH=1 $(SUITE_ENV) $(TESTTIMES) -record $(BIN)/test-times.json -slots $(SLOTS) -held $(HELD) -- $(GO) test -json -count=1 $(SUITE_FLAGS) ./tests/harness/ ./tests/harness/slots/ ./tests/harness/systemdenv/ ./tests/integration/...; suites=$$?; \
 	wait $$units && wait $$renders && test $$suites = 0
 	cd examples/consumer-app && $(GO) test -count=1 ./...
 	cd tests/distros && $(GO) test -count=1 ./...
@@ -254,6 +253,10 @@ $(CHART_DEPS): $(shell find library/proxykit -type f) $(addsuffix /Chart.yaml,$(
 	@for dir in $(CHART_DIRS); do $(HELM) dependency update --skip-refresh $$dir >/dev/null || exit 1; done
 	@touch $@
 
+$(TEST_CLI): go.mod go.sum $(shell find . -name '*.go' -not -name '*_test.go' -not -path './tests/*' -not -path './tools/*' -not -path './hack/*' -not -path './examples/*' -not -path '*/testdata/*' -not -path './bin/*' -not -path '*/node_modules/*') $(shell find library/proxykit -type f)
+	@mkdir -p $(dir $@)
+	CGO_ENABLED=0 $(GO) build -trimpath -o $@ ./cmd/proxykit
+
 # testtimes runs go test -json, prints it as go test prints, and reports the slowest tests
 $(TESTTIMES): $(wildcard hack/testtimes/*.go tests/harness/slots/*.go)
 	@mkdir -p $(BIN)
@@ -262,9 +265,8 @@ $(TESTTIMES): $(wildcard hack/testtimes/*.go tests/harness/slots/*.go)
 ## suite: one area of the integration suites, verbose: make suite AREA=admission|audit|inject|clients|node|distribution
 ## (each is a package of tests/integration; its doc comment and docs/testing.md say what it proves)
 AREAS := $(notdir $(patsubst %/doc.go,%,$(wildcard tests/integration/*/doc.go)))
-suite: tools node-modules
+suite: tools node-modules $(TEST_CLI)
 	@echo " $(filter-out itest,$(AREAS)) " | grep -q " $(AREA) " || { echo "suite: set AREA to one of: $(filter-out itest,$(AREAS))" >&2; exit 2; }
-	$(BUILD_TEST_CLI)
 	$(SUITE_ENV) $(GO) test -count=1 $(SUITE_FLAGS) -v ./tests/integration/$(AREA)/
 
 ## render: the fast loop: the library, chart and example render tests, in seconds, no binary needed
@@ -272,8 +274,7 @@ render:
 	$(GO) test -count=1 ./tests/ ./proxytest/
 
 ## e2e: only the end-to-end test against etcd and kube-apiserver on loopback
-e2e: tools
-	$(BUILD_TEST_CLI)
+e2e: tools $(TEST_CLI)
 	$(SUITE_ENV) $(GO) test -count=1 $(SUITE_FLAGS) -run 'TestE2E|TestAdmissionMatrix' -v ./tests/integration/admission/
 
 ## bench: generateEnv with 10, 100 and 1000 entries per tier across 20 containers beside a plain
