@@ -30,7 +30,7 @@ func TestE2E(t *testing.T) {
 	cp := harness.StartControlPlane(t)
 	t.Logf("etcd + kube-apiserver ready in %s", cp.StartedIn.Round(time.Millisecond))
 	objects := itest.NewObjectClient(t, cp)
-	itest.ApplyKyvernoCRDs(t, cp, objects) // Kyverno's own chart is installed too
+	itest.ApplyKyvernoCRDs(t, objects) // Kyverno's own chart is installed too
 	for _, ns := range []string{"kube-system", "kube-public", fixture.Namespace, "apps", "team-a", "kyverno", "batch", "charts"} {
 		cp.EnsureNamespace(t, ns)
 	}

@@ -161,10 +161,9 @@ func (o *ObjectClient) MustBeGone(t testing.TB, d proxytest.Object, releaseNames
 
 // ApplyKyvernoCRDs creates Kyverno's CRDs, read from the Kyverno module in the
 // module cache (the version tools/kyverno pins), and waits until they are served.
-func ApplyKyvernoCRDs(t testing.TB, cp *harness.ControlPlane, o *ObjectClient) {
+func ApplyKyvernoCRDs(t testing.TB, o *ObjectClient) {
 	t.Helper()
-	ApplyModuleCRDs(t, o, "github.com/kyverno/kyverno", "kyverno", "config/crds/kyverno/*.yaml", schema.GroupVersionKind{Group: "kyverno.io", Version: "v1", Kind: "ClusterPolicy"})
-	ApplyModuleCRDs(t, o, "github.com/kyverno/kyverno", "kyverno", "config/crds/policies.kyverno.io/*.yaml", schema.GroupVersionKind{Group: "policies.kyverno.io", Version: "v1", Kind: "MutatingPolicy"})
+	applyKyvernoCRDs(t, o, "*.yaml", "*.yaml")
 }
 
 // ApplyPolicyCRDs creates only the two Kyverno CRDs of the kinds proxy-policies
@@ -173,8 +172,15 @@ func ApplyKyvernoCRDs(t testing.TB, cp *harness.ControlPlane, o *ObjectClient) {
 // about 5 CPU-s more each time.
 func ApplyPolicyCRDs(t testing.TB, o *ObjectClient) {
 	t.Helper()
-	ApplyModuleCRDs(t, o, "github.com/kyverno/kyverno", "kyverno", "config/crds/kyverno/kyverno.io_clusterpolicies.yaml", schema.GroupVersionKind{Group: "kyverno.io", Version: "v1", Kind: "ClusterPolicy"})
-	ApplyModuleCRDs(t, o, "github.com/kyverno/kyverno", "kyverno", "config/crds/policies.kyverno.io/policies.kyverno.io_mutatingpolicies.yaml", schema.GroupVersionKind{Group: "policies.kyverno.io", Version: "v1", Kind: "MutatingPolicy"})
+	applyKyvernoCRDs(t, o, "kyverno.io_clusterpolicies.yaml", "policies.kyverno.io_mutatingpolicies.yaml")
+}
+
+// applyKyvernoCRDs creates the files of Kyverno's two CRD folders that the
+// patterns match, and waits until ClusterPolicy and MutatingPolicy are served.
+func applyKyvernoCRDs(t testing.TB, o *ObjectClient, kyvernoFiles, policiesFiles string) {
+	t.Helper()
+	ApplyModuleCRDs(t, o, "github.com/kyverno/kyverno", "kyverno", "config/crds/kyverno/"+kyvernoFiles, schema.GroupVersionKind{Group: "kyverno.io", Version: "v1", Kind: "ClusterPolicy"})
+	ApplyModuleCRDs(t, o, "github.com/kyverno/kyverno", "kyverno", "config/crds/policies.kyverno.io/"+policiesFiles, schema.GroupVersionKind{Group: "policies.kyverno.io", Version: "v1", Kind: "MutatingPolicy"})
 }
 
 // moduleDir is where a Go module that tools/<toolsDir> pins sits in the module cache.

@@ -45,7 +45,7 @@ const (
 // the two controllers' process IDs.
 func StartKyverno(t testing.TB, cp *harness.ControlPlane, o *ObjectClient) []int {
 	t.Helper()
-	ApplyKyvernoCRDs(t, cp, o)
+	ApplyKyvernoCRDs(t, o)
 	for _, glob := range []string{"config/crds/reports/*.yaml", "config/crds/policyreport/*.yaml"} {
 		ApplyModuleCRDs(t, o, "github.com/kyverno/kyverno", "kyverno", glob, schema.GroupVersionKind{})
 	}
