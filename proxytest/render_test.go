@@ -128,7 +128,7 @@ func TestEmbeddedLibraryReplacesAVendoredCopy(t *testing.T) {
 	chart := copyChart(t, "testdata/platform")
 	stale := filepath.Join(chart, "charts", "proxykit")
 	require.NoError(t, os.MkdirAll(filepath.Join(stale, "templates"), 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(stale, "Chart.yaml"), []byte("apiVersion: v2\nname: proxykit\ntype: library\nversion: 0.18.0\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(stale, "Chart.yaml"), []byte("apiVersion: v2\nname: proxykit\ntype: library\nversion: 0.19.0\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(stale, "templates", "_stale.tpl"), []byte(`
 {{- define "proxykit.generateEnv" }}env: [{name: STALE, value: "1"}]{{ end -}}
 {{- define "proxykit.proxy.env" }}[]{{ end -}}
@@ -194,11 +194,11 @@ func TestRenderUsesTheEmbeddedLibrary(t *testing.T) {
 		chartYAML := filepath.Join(chart, "Chart.yaml")
 		b, err := os.ReadFile(chartYAML)
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(chartYAML, []byte(strings.Replace(string(b), "version: 0.18.0\n    repository", "version: ~0.1.0\n    repository", 1)), 0o644))
+		require.NoError(t, os.WriteFile(chartYAML, []byte(strings.Replace(string(b), "version: 0.19.0\n    repository", "version: ~0.1.0\n    repository", 1)), 0o644))
 		_, err = RenderE(chart)
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), "~0.1.0")
-		assert.Contains(t, err.Error(), "the embedded library is 0.18.0")
+		assert.Contains(t, err.Error(), "the embedded library is 0.19.0")
 	})
 }
 

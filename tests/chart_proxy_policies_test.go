@@ -49,25 +49,32 @@ func TestProxyPoliciesKyvernoRules(t *testing.T) {
 		assert.Equal(t, map[string]string{"policies.kyverno.io/inject-proxy-env": "exclude"}, excluded[3].Resources.Annotations)
 		assert.Equal(t, map[string]string{"proxykit.io/inject": "false"}, excluded[4].Resources.Annotations)
 
-		if rule.Name == "record-proxy-config" {
-			// the record, in the Pod's metadata only, by a JSON patch (Kyverno makes the annotations map)
-			var ops []map[string]any
-			require.NoError(t, yaml.Unmarshal([]byte(rule.Mutate.PatchesJSON6902), &ops))
-			assert.Equal(t, []map[string]any{{"op": "add", "path": "/metadata/annotations/proxykit.io~1proxy-config", "value": fixture.Record(t, fixture.PolicyValuesPlain)}}, ops)
-			assert.Nil(t, rule.Mutate.PatchStrategicMerge)
+		assert.Nil(t, rule.Mutate.PatchStrategicMerge, "never strategic merge: it can reorder containers")
+		if strings.HasPrefix(rule.Name, "inject-plain-") {
+			// the plain path: the spec written back once, by a shallow substitution of a string,
+			// and on CREATE the record in the Pod's metadata (Kyverno makes the annotations map)
+			// (YAML only once Kyverno has substituted it)
+			first, rest, _ := strings.Cut(rule.Mutate.PatchesJSON6902, "\n- op:")
+			assert.Empty(t, rule.Mutate.Foreach, rule.Name)
+			assert.True(t, strings.HasPrefix(first, "- op: replace\n  path: /spec\n  value: {{- to_string("), "%s: %s", rule.Name, first)
+			var record []map[string]any
+			if rest != "" {
+				require.NoError(t, yaml.Unmarshal([]byte("- op:"+rest), &record), rule.Name)
+			}
+			want := []map[string]any{{"op": "add", "path": "/metadata/annotations/proxykit.io~1proxy-config", "value": fixture.Record(t, fixture.PolicyValuesPlain)}}
+			if strings.Contains(rule.Name, "-debug-") {
+				want = nil
+			}
+			assert.Equal(t, want, record, rule.Name)
 			continue
 		}
-		// one JSON patch per container, never strategic merge; the merge's rule then drops
-		// public entries (TestProxyPoliciesMergeDropsPublicEntries)
-		require.Len(t, rule.Mutate.Foreach, map[bool]int{true: 2, false: 1}[strings.HasPrefix(rule.Name, "inject-create-") || strings.HasPrefix(rule.Name, "inject-debug-")], rule.Name)
+		// one JSON patch per container of each list, never strategic merge, each followed by
+		// the drop of public entries (TestProxyPoliciesMergeDropsPublicEntries)
+		require.Len(t, rule.Mutate.Foreach, map[bool]int{true: 6, false: 2}[rule.Name == "inject-create"], rule.Name)
 		assert.Contains(t, rule.Mutate.Foreach[0].PatchesJSON6902, "op: add")
 	}
-	assert.Equal(t, []string{
-		"inject-create-containers", "inject-plain-create-containers",
-		"inject-create-init-containers", "inject-plain-create-init-containers",
-		"inject-create-ephemeral-containers", "inject-plain-create-ephemeral-containers",
-		"inject-debug-ephemeral-containers", "inject-plain-debug-ephemeral-containers",
-		"record-proxy-config"}, names, "each list's merge (and its drop: policy.mergeNoProxy by default), then the plain path of the Pods without own settings")
+	assert.Equal(t, []string{"inject-create", "inject-debug-ephemeral-containers", "inject-plain-create", "inject-plain-debug-ephemeral-containers"},
+		names, "the merge of every list (and its drop: policy.mergeNoProxy by default), then the plain path of the Pods without own settings, with the record")
 	assert.Nil(t, r.Find("ClusterPolicy", "inject-proxy-env-secret"), "no credentials, nothing to clone")
 }
 
@@ -81,11 +88,9 @@ func TestProxyPoliciesOverrideRulesComeFirst(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{
-		"override-create-containers", "inject-create-containers", "inject-plain-create-containers",
-		"override-create-init-containers", "inject-create-init-containers", "inject-plain-create-init-containers",
-		"override-create-ephemeral-containers", "inject-create-ephemeral-containers", "inject-plain-create-ephemeral-containers",
-		"override-debug-ephemeral-containers", "inject-debug-ephemeral-containers", "inject-plain-debug-ephemeral-containers",
-		"record-proxy-config",
+		"override-create-containers", "override-create-init-containers", "override-create-ephemeral-containers", "inject-create",
+		"override-debug-ephemeral-containers", "inject-debug-ephemeral-containers",
+		"inject-plain-create", "inject-plain-debug-ephemeral-containers",
 	}, names)
 }
 
@@ -179,19 +184,23 @@ func TestProxyPoliciesMergeDropsPublicEntries(t *testing.T) {
 	var names []string
 	for _, rule := range p.Spec.Rules {
 		names = append(names, rule.Name)
-		if strings.HasPrefix(rule.Name, "inject-create-") || strings.HasPrefix(rule.Name, "inject-debug-") {
-			require.Len(t, rule.Mutate.Foreach, 3, "the merge, then the drop from NO_PROXY and its twin, then from the JVM's option variables")
-			for _, f := range rule.Mutate.Foreach[1:] {
+		if rule.Name == "inject-create" || rule.Name == "inject-debug-ephemeral-containers" {
+			lists := map[bool]int{true: 3, false: 1}[rule.Name == "inject-create"]
+			require.Len(t, rule.Mutate.Foreach, 3*lists, "per list: the merge, then the drop from NO_PROXY and its twin, then from the JVM's option variables")
+			for i, f := range rule.Mutate.Foreach {
+				if i%3 == 0 {
+					assert.Contains(t, f.PatchesJSON6902, "newEnv", "the merge first")
+					continue
+				}
 				assert.Equal(t, 1, strings.Count(fmt.Sprint(f.Foreach), table), "the table once per patch")
 			}
 		}
 	}
 	assert.Equal(t, []string{
-		"join-java-create-containers", "java-options-create-containers", "inject-create-containers", "inject-plain-create-containers",
-		"join-java-create-init-containers", "java-options-create-init-containers", "inject-create-init-containers", "inject-plain-create-init-containers",
-		"join-java-create-ephemeral-containers", "java-options-create-ephemeral-containers", "inject-create-ephemeral-containers", "inject-plain-create-ephemeral-containers",
-		"join-java-debug-ephemeral-containers", "java-options-debug-ephemeral-containers", "inject-debug-ephemeral-containers", "inject-plain-debug-ephemeral-containers",
-		"record-proxy-config",
+		"join-java-create-containers", "join-java-create-init-containers", "join-java-create-ephemeral-containers",
+		"java-options-create-containers", "java-options-create-init-containers", "java-options-create-ephemeral-containers", "inject-create",
+		"join-java-debug-ephemeral-containers", "java-options-debug-ephemeral-containers", "inject-debug-ephemeral-containers",
+		"inject-plain-create", "inject-plain-debug-ephemeral-containers",
 	}, names, "the drop in the rule that merges last, after the merge")
 }
 

@@ -61,7 +61,7 @@ func TestProxyRelayChartObjects(t *testing.T) {
 	assert.Equal(t, int32(2), *dep.Spec.Replicas)
 	spec := dep.Spec.Template.Spec
 	c := fixture.SpecContainer(t, spec, "relay")
-	assert.Equal(t, "registry.corp.example/proxykit-relay:0.18.0", c.Image, "the tag is the chart's appVersion")
+	assert.Equal(t, "registry.corp.example/proxykit-relay:0.19.0", c.Image, "the tag is the chart's appVersion")
 	assert.Equal(t, []string{
 		"--listen=:3128", "--admin-listen=:9090",
 		"--upstream=http://proxy.corp.example:8080", "--scheme=ntlm",

@@ -22,9 +22,9 @@ func TestRunWritesAndPushes(t *testing.T) {
 	require.NoError(t, os.WriteFile(bin, []byte("relay"), 0o755))
 	reg := httptest.NewServer(registry.New())
 	defer reg.Close()
-	ref := strings.TrimPrefix(reg.URL, "http://") + "/proxykit/relay:0.18.0"
+	ref := strings.TrimPrefix(reg.URL, "http://") + "/proxykit/relay:0.19.0"
 	out := filepath.Join(dir, "oci")
-	require.NoError(t, run("linux/amd64="+bin+",linux/arm64="+bin, out, ref, "0.18.0"))
+	require.NoError(t, run("linux/amd64="+bin+",linux/arm64="+bin, out, ref, "0.19.0"))
 
 	p, err := layout.FromPath(out)
 	require.NoError(t, err)
@@ -33,7 +33,7 @@ func TestRunWritesAndPushes(t *testing.T) {
 	m, err := top.IndexManifest()
 	require.NoError(t, err)
 	require.Len(t, m.Manifests, 1)
-	assert.Equal(t, "0.18.0", m.Manifests[0].Annotations["org.opencontainers.image.ref.name"])
+	assert.Equal(t, "0.19.0", m.Manifests[0].Annotations["org.opencontainers.image.ref.name"])
 
 	r, err := name.ParseReference(ref, name.Insecure)
 	require.NoError(t, err)

@@ -128,3 +128,111 @@ deletes it (a container that restarts would otherwise fail). Input: dict "contex
 {{- define "proxy-policies.keptSecret" -}}
 {{- include "proxykit.proxy.secret" (merge (dict "annotations" (dict "helm.sh/resource-policy" "keep")) .) -}}
 {{- end -}}
+
+{{/*
+proxy-policies.jmes.literal — a value as a JMESPath literal for the ClusterPolicy's
+expressions: its JSON between backticks, or, when it holds an object inside an object
+(a valueFrom's secretKeyRef), parse_json of that JSON in base64: Kyverno finds each
+{{ }} by a regular expression that admits one level of braces inside it.
+Input: the value. Output: a JMESPath expression.
+*/}}
+{{- define "proxy-policies.jmes.literal" -}}
+{{- $json := toJson . -}}
+{{- if regexMatch "[{][^}]*[{]" $json -}}
+parse_json(base64_decode('{{ b64enc $json }}'))
+{{- else -}}
+`{{ $json | replace "`" "\\`" }}`
+{{- end -}}
+{{- end -}}
+
+{{/*
+proxy-policies.jmes.plainPod — whether a Pod takes the ClusterPolicy's plain path: no
+container of the lists names a variable of names itself, the lists of empty have no
+container, and the Pod names no container to skip (the merge's path handles the rest).
+Input: dict "lists" <container lists> "empty" <container lists> "names" <variable names>
+"skip" <the skip annotation's key>. Output: a JMESPath bool expression.
+*/}}
+{{- define "proxy-policies.jmes.plainPod" -}}
+{{- $lists := list -}}
+{{- range $l := .lists }}{{ $lists = append $lists (printf "request.object.spec.%s || `[]`" $l) }}{{ end -}}
+length(([{{ join ", " $lists }}][] | [].env[] | [?contains(`{{ toJson .names }}`, name)]) || `[]`) == `0`
+{{- range $l := .empty }} && length(request.object.spec.{{ $l }} || `[]`) == `0`{{ end }} && (request.object.metadata.annotations.{{ toJson .skip }} || '') == ''
+{{- end -}}
+
+{{/*
+proxy-policies.jmes.withEnv — the ClusterPolicy's plain path: an object of the Pod's
+lists (the first always, the others those it has) whose every container has add after
+its own env, to merge into its spec. add is written once, in a projection over the lists
+(Kyverno scans every string it substitutes with regular expressions: the expression's
+length is its cost); object_from_lists, not a hash: Kyverno finds a variable by a regular
+expression that admits one level of braces inside it.
+Input: dict "lists" <container lists> "add" <proxy-policies.jmes.appendEnv>.
+Output: a JMESPath expression of an object.
+*/}}
+{{- define "proxy-policies.jmes.withEnv" -}}
+{{- $lists := list -}}
+{{- $present := list -}}
+{{- $objects := list -}}
+{{- range $i, $l := .lists -}}
+  {{- $lists = append $lists (printf "request.object.spec.%s || `[]`" $l) -}}
+  {{- if $i -}}
+    {{- $present = append $present (printf "(request.object.spec.%s && `true`) || `false`" $l) -}}
+    {{- $objects = append $objects (printf "(@[%d] && object_from_lists(['%s'], [@[0][%d]])) || `{}`" $i $l $i) -}}
+  {{- else -}}
+    {{- $objects = append $objects (printf "object_from_lists(['%s'], [@[0][0]])" $l) -}}
+  {{- end -}}
+{{- end -}}
+([[{{ join ", " $lists }}][*][*].merge(@, object_from_lists(['env'], [{{ .add }}])){{ range $present }}, {{ . }}{{ end }}] | merge({{ join ", " $objects }}))
+{{- end -}}
+
+{{/*
+proxy-policies.jmes.appendEnv — a container's env followed by the proxy's, as a JMESPath
+expression on the container; with fabric8 (fabric8Env differs from env) fabric8Env's
+values where pred, whether the container may run the fabric8 client, holds. Each plain
+value is written once, in a literal list the entries index (vals), and fabric8's
+NO_PROXY, when the cluster's starts with it, is that cut short: Kyverno scans every
+string it substitutes with regular expressions, so the expression's length is its cost.
+Input: dict "env" <EnvVar maps> "fabric8Env" <EnvVar maps> "pred" <JMESPath bool on the
+container>. Output: a JMESPath expression of the env list.
+*/}}
+{{- define "proxy-policies.jmes.appendEnv" -}}
+{{- $env := .env -}}
+{{- $fabric8ByName := dict -}}
+{{- range $e := .fabric8Env }}{{ $_ := set $fabric8ByName $e.name $e }}{{ end -}}
+{{- $fabric8 := ne (toJson .env) (toJson .fabric8Env) -}}
+{{- $values := list -}}
+{{- range $e := concat .env .fabric8Env }}{{ if and (hasKey $e "value") (not (has $e.value $values)) }}{{ $values = append $values $e.value }}{{ end }}{{ end -}}
+{{- /* vals[k], or a cut of a longer value that starts with it and a comma */ -}}
+{{- $exprs := dict -}}
+{{- $kept := list -}}
+{{- range $v := $values -}}
+  {{- $cut := "" -}}
+  {{- range $w := $values }}{{ if and (not $cut) (hasPrefix (printf "%s," $v) $w) }}{{ $cut = $w }}{{ end }}{{ end -}}
+  {{- if not $cut }}{{ $kept = append $kept $v }}{{ end -}}
+{{- end -}}
+{{- range $v := $values -}}
+  {{- $at := -1 -}}
+  {{- range $i, $w := $kept }}{{ if eq $w $v }}{{ $at = $i }}{{ end }}{{ end -}}
+  {{- if ge $at 0 -}}
+    {{- $_ := set $exprs $v (printf "@[1][%d]" $at) -}}
+  {{- else -}}
+    {{- range $i, $w := $kept }}{{ if and (not (hasKey $exprs $v)) (hasPrefix (printf "%s," $v) $w) }}{{ $_ := set $exprs $v (printf "truncate(@[1][%d], `%d`)" $i (len $v)) }}{{ end }}{{ end -}}
+  {{- end -}}
+{{- end -}}
+{{- $entries := list -}}
+{{- range $e := $env -}}
+  {{- $f := get $fabric8ByName $e.name -}}
+  {{- if not (hasKey $e "value") -}}
+    {{- $entries = append $entries (include "proxy-policies.jmes.literal" $e) -}}
+  {{- else if and $fabric8 $f (hasKey $f "value") (ne $f.value $e.value) -}}
+    {{- $entries = append $entries (printf "{name: '%s', value: (@[0][1] && %s) || %s}" $e.name (get $exprs $f.value) (get $exprs $e.value)) -}}
+  {{- else -}}
+    {{- $entries = append $entries (printf "{name: '%s', value: %s}" $e.name (get $exprs $e.value)) -}}
+  {{- end -}}
+{{- end -}}
+{{- if $fabric8 -}}
+[[env || `[]`, {{ .pred }}], {{ include "proxy-policies.jmes.literal" $kept }}] | [@[0][0], [{{ join ", " $entries }}]][]
+{{- else -}}
+[[env || `[]`], {{ include "proxy-policies.jmes.literal" $kept }}] | [@[0][0], [{{ join ", " $entries }}]][]
+{{- end -}}
+{{- end -}}

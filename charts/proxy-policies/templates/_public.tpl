@@ -128,7 +128,7 @@ proxy's JAVA_TOOL_OPTIONS, or "">. Output: YAML list (foreach entries).
 {{- /* the cluster's NO_PROXY the container got: with fabric8NoProxy, fabric8's where it may run that client */ -}}
 {{- $cluster := printf "'%s'" .noProxy }}
 {{- with .fabric8NoProxy }}{{ $cluster = printf "((%s) && '%s' || '%s')" (include "proxy-policies.jmes.mayRunFabric8" (dict "c" "element0" "flags" $.flags)) . $.noProxy }}{{ end }}
-- list: request.object.spec.{{ .list }}
+- list: request.object.spec.{{ .list }} || `[]`
   foreach:
     - list: "element0.env || `[]`"
       preconditions:
@@ -144,10 +144,10 @@ proxy's JAVA_TOOL_OPTIONS, or "">. Output: YAML list (foreach entries).
       patchesJson6902: |-
         - op: replace
           path: /spec/{{ .list }}/{{ "{{elementIndex0}}" }}/env/{{ "{{elementIndex1}}" }}/value
-          value: '{{ "{{" }} replace_all(join(',', [[{{ $cluster }}], {{ include "proxy-policies.jmes.keepEntries" (dict "list" (printf "split(trim_prefix(element.value, join('', [%s, ','])), ',')[?@ != '']" $cluster) "table" $table) }}][]), {{ $quote }}, {{ $quotes }}) {{ "}}" }}'
+          value: '{{ "{{-" }} replace_all(join(',', [[{{ $cluster }}], {{ include "proxy-policies.jmes.keepEntries" (dict "list" (printf "split(trim_prefix(element.value, join('', [%s, ','])), ',')[?@ != '']" $cluster) "table" $table) }}][]), {{ $quote }}, {{ $quotes }}) {{ "}}" }}'
 {{- end }}
 {{- if .java }}
-- list: request.object.spec.{{ .list }}
+- list: request.object.spec.{{ .list }} || `[]`
   foreach:
     - list: "element0.env || `[]`"
       preconditions:
@@ -163,6 +163,6 @@ proxy's JAVA_TOOL_OPTIONS, or "">. Output: YAML list (foreach entries).
       patchesJson6902: |-
         - op: replace
           path: /spec/{{ .list }}/{{ "{{elementIndex0}}" }}/env/{{ "{{elementIndex1}}" }}/value
-          value: '{{ "{{" }} replace_all(join('', [join('{{ $flag }}', split(element.value, '{{ $flag }}')[:-1]), '{{ $flag }}', join('|', {{ include "proxy-policies.jmes.keepJavaPatterns" (dict "list" (printf "split(split(element.value, '%s')[-1], '|')" $flag) "table" $table) }})]), {{ $quote }}, {{ $quotes }}) {{ "}}" }}'
+          value: '{{ "{{-" }} replace_all(join('', [join('{{ $flag }}', split(element.value, '{{ $flag }}')[:-1]), '{{ $flag }}', join('|', {{ include "proxy-policies.jmes.keepJavaPatterns" (dict "list" (printf "split(split(element.value, '%s')[-1], '|')" $flag) "table" $table) }})]), {{ $quote }}, {{ $quotes }}) {{ "}}" }}'
 {{- end }}
 {{- end -}}

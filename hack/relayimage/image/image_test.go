@@ -23,9 +23,9 @@ func TestIndex(t *testing.T) {
 		{Platform: v1.Platform{OS: "linux", Architecture: "amd64"}, Path: bin},
 		{Platform: v1.Platform{OS: "linux", Architecture: "arm64"}, Path: bin},
 	}
-	idx, err := Index(binaries, "0.18.0")
+	idx, err := Index(binaries, "0.19.0")
 	require.NoError(t, err)
-	again, err := Index(binaries, "0.18.0")
+	again, err := Index(binaries, "0.19.0")
 	require.NoError(t, err)
 	d1, _ := idx.Digest()
 	d2, _ := again.Digest()
@@ -43,7 +43,7 @@ func TestIndex(t *testing.T) {
 	assert.Equal(t, []string{Entrypoint}, cf.Config.Entrypoint)
 	assert.Equal(t, "65534:65534", cf.Config.User)
 	assert.Equal(t, "amd64", cf.Architecture)
-	assert.Equal(t, "0.18.0", cf.Config.Labels["org.opencontainers.image.version"])
+	assert.Equal(t, "0.19.0", cf.Config.Labels["org.opencontainers.image.version"])
 	layers, err := img.Layers()
 	require.NoError(t, err)
 	require.Len(t, layers, 1, "no base image: the binary alone")

@@ -5,6 +5,7 @@ package admission
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -31,7 +33,8 @@ import (
 // as a client sees it: with no policy, with the native policy, and with Kyverno's
 // MutatingPolicy and ClusterPolicy (its controllers running out-of-cluster); and
 // each engine's floor: a MutatingAdmissionPolicy, and a Kyverno MutatingPolicy,
-// whose apply configuration sets one label, what any such policy costs. The
+// whose apply configuration sets one label, and a ClusterPolicy whose one rule sets
+// it by a JSON patch, what any such policy costs. The
 // engines take turns in rounds, so that drift on this machine reaches them all
 // alike; each gets podsPerEngine Pods, of one container, one init container and a
 // few env entries, and each policy engine half as many more whose container sets
@@ -53,8 +56,8 @@ func BenchmarkAdmissionLatency(b *testing.B) {
 	for _, ns := range []string{fixture.Namespace, "apps"} {
 		cp.EnsureNamespace(b, ns)
 	}
-	engines := append([]itest.AdmissionEngine{{Name: "none"}, {Name: floorEngine, Native: true}, {Name: jsonPatchEnvEngine, Native: true},
-		{Name: applyEnvEngine, Native: true}, {Name: kyvernoFloorEngine}}, itest.AdmissionEngines...)
+	engines := benchEngines(b, append([]itest.AdmissionEngine{{Name: "none"}, {Name: floorEngine, Native: true}, {Name: jsonPatchEnvEngine, Native: true},
+		{Name: applyEnvEngine, Native: true}, {Name: kyvernoFloorEngine}, {Name: clusterPolicyFloorEngine}}, itest.AdmissionEngines...))
 	// what the engines inject into a container that sets nothing itself, which the references set too
 	like := admissionCell{engine: itest.AdmissionEngines[0], config: configPlain, failurePolicy: "Ignore", id: "bench-reference"}
 	env := like.env(like.javaOptions(b))
@@ -183,14 +186,36 @@ func createBenchPod(b *testing.B, client kubernetes.Interface, name string, app 
 // append again), where the floor, as naive as a policy can be, is invoked twice (the API
 // server invokes a policy with IfNeeded again after its own change).
 const (
-	floorEngine        = "floor"
-	kyvernoFloorEngine = "kyverno-floor"
-	jsonPatchEnvEngine = "jsonpatch-env"
-	applyEnvEngine     = "apply-env"
+	floorEngine              = "floor"
+	kyvernoFloorEngine       = "kyverno-floor"
+	clusterPolicyFloorEngine = "clusterpolicy-floor"
+	jsonPatchEnvEngine       = "jsonpatch-env"
+	applyEnvEngine           = "apply-env"
 )
 
 var floorLabel = map[string]string{floorEngine: "native-floor", kyvernoFloorEngine: "kyverno-floor",
-	jsonPatchEnvEngine: "jsonpatch-env", applyEnvEngine: "apply-env"}
+	clusterPolicyFloorEngine: "clusterpolicy-floor", jsonPatchEnvEngine: "jsonpatch-env", applyEnvEngine: "apply-env"}
+
+// benchEngineVar names the engines one run measures (comma-separated, "none" always
+// among them), for a profile or a quick look at one engine; make bench measures all.
+const benchEngineVar = "PROXYKIT_BENCH_ENGINES"
+
+// benchEngines is engines, or those of them that benchEngineVar names.
+func benchEngines(b *testing.B, engines []itest.AdmissionEngine) []itest.AdmissionEngine {
+	named := os.Getenv(benchEngineVar)
+	if named == "" {
+		return engines
+	}
+	keep := append(strings.Split(named, ","), "none")
+	var out []itest.AdmissionEngine
+	for _, e := range engines {
+		if slices.Contains(keep, e.Name) {
+			out = append(out, e)
+		}
+	}
+	require.Len(b, out, len(slices.Compact(slices.Sorted(slices.Values(keep)))), "%s=%s: every name one of the bench's engines", benchEngineVar, named)
+	return out
+}
 
 // referenceEnv writes the native references' mutations: the label, and the env in
 // every container of both lists the bench Pods have.
@@ -233,10 +258,41 @@ func bindFloorPolicy(b *testing.B, cp *harness.ControlPlane, objects *itest.Obje
 	label := floorLabel[engine.Name]
 	expression := `Object{metadata: Object.metadata{labels: {"` + label + `": "yes"}}}`
 	kyverno := schema.GroupVersionResource{Group: "policies.kyverno.io", Version: "v1", Resource: "mutatingpolicies"}
+	// without the API server's warning that the kind is deprecated, which client-go would
+	// log into the middle of the benchmark's result line
+	quiet := rest.CopyConfig(cp.Config)
+	quiet.WarningHandler = rest.NoWarnings{}
+	quietDynamic, err := dynamic.NewForConfig(quiet)
+	require.NoError(b, err)
+	clusterPolicies := quietDynamic.Resource(schema.GroupVersionResource{Group: "kyverno.io", Version: "v1", Resource: "clusterpolicies"})
 	policies := cp.Client.AdmissionregistrationV1()
 	switch {
 	case !bind && engine.Name == kyvernoFloorEngine:
 		require.NoError(b, objects.Dynamic.Resource(kyverno).Delete(ctx, label, metav1.DeleteOptions{}))
+	case !bind && engine.Name == clusterPolicyFloorEngine:
+		require.NoError(b, clusterPolicies.Delete(ctx, label, metav1.DeleteOptions{}))
+	case engine.Name == clusterPolicyFloorEngine:
+		// the bench's Pods and canaries have no labels: the add makes the map
+		policy := &unstructured.Unstructured{}
+		require.NoError(b, yaml.Unmarshal([]byte(`apiVersion: kyverno.io/v1
+kind: ClusterPolicy
+metadata:
+  name: `+label+`
+  annotations: {pod-policies.kyverno.io/autogen-controllers: none}
+spec:
+  background: false
+  failurePolicy: Ignore
+  rules:
+    - name: label
+      match: {any: [{resources: {kinds: [Pod], operations: [CREATE]}}]}
+      mutate:
+        patchesJson6902: |-
+          - op: add
+            path: /metadata/labels
+            value: {`+label+`: "yes"}
+`), &policy.Object))
+		_, err := clusterPolicies.Create(ctx, policy, metav1.CreateOptions{})
+		require.NoError(b, err)
 	case !bind:
 		require.NoError(b, policies.MutatingAdmissionPolicyBindings().Delete(ctx, label, metav1.DeleteOptions{}))
 		require.NoError(b, policies.MutatingAdmissionPolicies().Delete(ctx, label, metav1.DeleteOptions{}))

@@ -87,6 +87,9 @@ func runKyvernoApply(t testing.TB, policy, resources string) string {
 func assertInjection(t *testing.T, before, after corev1.Pod, proxyEnv []corev1.EnvVar, injected, override bool) {
 	t.Helper()
 	assert.Equal(t, fixture.ContainerOrder(before), fixture.ContainerOrder(after), "containers keep their order")
+	for key, c := range fixture.Containers(before) {
+		assert.Equal(t, c.Args, fixture.Containers(after)[key].Args, "%s keeps its args as written", key)
+	}
 	want := fixture.ContainerEnvs(before)
 	got := fixture.ContainerEnvs(after)
 	containers := fixture.Containers(before)

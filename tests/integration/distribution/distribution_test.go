@@ -46,7 +46,7 @@ func consumerOutside(t *testing.T, repository string) string {
 	chartYAML := filepath.Join(dir, "Chart.yaml")
 	b, err := os.ReadFile(chartYAML)
 	require.NoError(t, err)
-	text := strings.Replace(string(b), "    version: 0.18.0\n    repository: file://../../library/proxykit", "    version: \"~0.18.0\"\n    repository: "+repository, 1)
+	text := strings.Replace(string(b), "    version: 0.19.0\n    repository: file://../../library/proxykit", "    version: \"~0.19.0\"\n    repository: "+repository, 1)
 	require.NotEqual(t, string(b), text, "examples/consumer-app/Chart.yaml changed; update this test")
 	require.NoError(t, os.WriteFile(chartYAML, []byte(text), 0o644))
 	return dir
@@ -76,14 +76,14 @@ func TestDistribution(t *testing.T) {
 	dist := packageDist(t)
 	var archives []string
 	for _, name := range []string{"proxykit", "chart-operator", "cluster-proxy", "proxy-policies", "http-proxy", "proxy-relay"} {
-		archive := filepath.Join(dist, name+"-0.18.0.tgz")
+		archive := filepath.Join(dist, name+"-0.19.0.tgz")
 		require.FileExists(t, archive)
 		archives = append(archives, archive)
 	}
 	index, err := os.ReadFile(filepath.Join(dist, "index.yaml"))
 	require.NoError(t, err)
 	for _, name := range []string{"proxykit", "chart-operator", "cluster-proxy", "proxy-policies", "http-proxy", "proxy-relay"} {
-		assert.Contains(t, string(index), "- "+name+"-0.18.0.tgz", "index.yaml lists %s", name)
+		assert.Contains(t, string(index), "- "+name+"-0.19.0.tgz", "index.yaml lists %s", name)
 	}
 
 	values := fixture.Path("examples", "providers", "eks.yaml")
@@ -100,17 +100,17 @@ func TestDistribution(t *testing.T) {
 		out, err := publish.CombinedOutput()
 		require.NoError(t, err, "make publish:\n%s", out)
 		assert.Equal(t, len(archives), strings.Count(string(out), "Pushed: 127.0.0.1:"), "every archive is pushed:\n%s", out)
-		h.Run(t, "", "show", "chart", registry+"/proxykit", "--version", "0.18.0", "--plain-http")
+		h.Run(t, "", "show", "chart", registry+"/proxykit", "--version", "0.19.0", "--plain-http")
 		consumer := consumerOutside(t, registry)
 		h.Run(t, consumer, "dependency", "update", "--plain-http", ".")
-		require.FileExists(t, filepath.Join(consumer, "charts", "proxykit-0.18.0.tgz"))
+		require.FileExists(t, filepath.Join(consumer, "charts", "proxykit-0.19.0.tgz"))
 		got := objects(t, h.Run(t, consumer, "template", "shop", ".", "-f", values))
 		assert.True(t, reflect.DeepEqual(want, got), "the consumer renders what the in-repository example renders")
 
 		// a chart pulled from the registry installs without a dependency step: see the install test below
 		pulled := t.TempDir()
-		h.Run(t, pulled, "pull", registry+"/proxy-policies", "--version", "0.18.0", "--plain-http")
-		require.FileExists(t, filepath.Join(pulled, "proxy-policies-0.18.0.tgz"))
+		h.Run(t, pulled, "pull", registry+"/proxy-policies", "--version", "0.19.0", "--plain-http")
+		require.FileExists(t, filepath.Join(pulled, "proxy-policies-0.19.0.tgz"))
 	})
 
 	t.Run("HTTP repository", func(t *testing.T) {
@@ -148,11 +148,11 @@ func TestDistribution(t *testing.T) {
 		h := itest.NewHelmHome(t)
 		kube := []string{"--kubeconfig", cp.Kubeconfig}
 		for _, rel := range []struct{ name, ns, archive, values string }{
-			{"pp", "proxykit", "proxy-policies-0.18.0.tgz", fixture.Path("charts", "proxy-policies", "ci", "plain-values.yaml")},
-			{"cp", "org-wc1", "cluster-proxy-0.18.0.tgz", fixture.Path("charts", "cluster-proxy", "ci", "credentials-values.yaml")},
-			{"co", "giantswarm", "chart-operator-0.18.0.tgz", fixture.Path("charts", "chart-operator", "ci", "bootstrap-values.yaml")},
-			{"hp", "kube-system", "http-proxy-0.18.0.tgz", fixture.Path("charts", "http-proxy", "ci", "upstream-values.yaml")},
-			{"pr", "proxy-relay", "proxy-relay-0.18.0.tgz", fixture.Path("charts", "proxy-relay", "ci", "ntlm-values.yaml")},
+			{"pp", "proxykit", "proxy-policies-0.19.0.tgz", fixture.Path("charts", "proxy-policies", "ci", "plain-values.yaml")},
+			{"cp", "org-wc1", "cluster-proxy-0.19.0.tgz", fixture.Path("charts", "cluster-proxy", "ci", "credentials-values.yaml")},
+			{"co", "giantswarm", "chart-operator-0.19.0.tgz", fixture.Path("charts", "chart-operator", "ci", "bootstrap-values.yaml")},
+			{"hp", "kube-system", "http-proxy-0.19.0.tgz", fixture.Path("charts", "http-proxy", "ci", "upstream-values.yaml")},
+			{"pr", "proxy-relay", "proxy-relay-0.19.0.tgz", fixture.Path("charts", "proxy-relay", "ci", "ntlm-values.yaml")},
 		} {
 			out := h.Run(t, dist, append([]string{"install", rel.name, rel.archive, "--namespace", rel.ns, "--create-namespace", "-f", rel.values, "--wait=false"}, kube...)...)
 			assert.Contains(t, out, "STATUS: deployed", "%s", rel.archive)

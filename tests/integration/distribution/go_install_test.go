@@ -28,7 +28,7 @@ import (
 func TestGoInstallTheCLI(t *testing.T) {
 	harness.Parallel(t) // slow and independent: overlaps the other slow tests
 	const modulePath = "github.com/proxykit/proxykit"
-	version := "v0.18.0-local." + time.Now().UTC().Format("20060102150405")
+	version := "v0.19.0-local." + time.Now().UTC().Format("20060102150405")
 	proxy := t.TempDir()
 	at := filepath.Join(proxy, modulePath, "@v")
 	require.NoError(t, os.MkdirAll(at, 0o755))
