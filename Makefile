@@ -235,13 +235,14 @@ test: tools yamllint node-modules $(TESTTIMES) $(CHART_DEPS) $(TEST_CLI)
 	@# go test's cache keeps a package's result while nothing its tests read changed (its code, its
 	@# dependencies', the files and variables they read: their tests read no other input, and the
 	@# render tests read git's refs themselves), where the suites, whose tools read charts and
-	@# binaries the cache cannot see, run every time
+	@# binaries the cache cannot see, run every time; the two modules of their own beside them too
+	@# (the example chart's renders in process, cached; tests/distros runs helm, every time)
 	GOGC=$(TEST_GOGC) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json -race $(UNIT_PACKAGES) & units=$$!; \
 	GOGC=$(TEST_GOGC) $(TESTTIMES) -record $(BIN)/test-times.json -- $(GO) test -json ./tests/ & renders=$$!; \
+	(cd examples/consumer-app && $(GO) test ./...) & consumer=$$!; \
+	(cd tests/distros && $(GO) test -count=1 ./...) & distros=$$!; \
 	PROXYKIT_CHART_DEPS_FRESH=1 $(SUITE_ENV) $(TESTTIMES) -record $(BIN)/test-times.json -slots $(SLOTS) -held $(HELD) -- $(GO) test -json -count=1 $(SUITE_FLAGS) ./tests/harness/ ./tests/harness/slots/ ./tests/harness/systemdenv/ ./tests/integration/...; suites=$$?; \
-	wait $$units && wait $$renders && test $$suites = 0
-	cd examples/consumer-app && $(GO) test -count=1 ./...
-	cd tests/distros && $(GO) test -count=1 ./...
+	wait $$units && wait $$renders && wait $$consumer && wait $$distros && test $$suites = 0
 	@$(TESTTIMES) -report $(BIN)/test-times.json -held $(HELD)
 
 # a library archive vendored by an earlier run may be stale: the packages' examples would render it;
