@@ -57,7 +57,7 @@ func BenchmarkAdmissionLatency(b *testing.B) {
 		cp.EnsureNamespace(b, ns)
 	}
 	engines := benchEngines(b, append([]itest.AdmissionEngine{{Name: "none"}, {Name: floorEngine, Native: true}, {Name: jsonPatchEnvEngine, Native: true},
-		{Name: applyEnvEngine, Native: true}, {Name: kyvernoFloorEngine}, {Name: clusterPolicyFloorEngine}}, itest.AdmissionEngines...))
+		{Name: applyEnvEngine, Native: true}, {Name: kyvernoFloorEngine}, {Name: kyvernoJSONPatchEnvEngine}, {Name: kyvernoApplyEnvEngine}, {Name: clusterPolicyFloorEngine}}, itest.AdmissionEngines...))
 	// what the engines inject into a container that sets nothing itself, which the references set too
 	like := admissionCell{engine: itest.AdmissionEngines[0], config: configPlain, failurePolicy: "Ignore", id: "bench-reference"}
 	env := like.env(like.javaOptions(b))
@@ -186,15 +186,17 @@ func createBenchPod(b *testing.B, client kubernetes.Interface, name string, app 
 // append again), where the floor, as naive as a policy can be, is invoked twice (the API
 // server invokes a policy with IfNeeded again after its own change).
 const (
-	floorEngine              = "floor"
-	kyvernoFloorEngine       = "kyverno-floor"
-	clusterPolicyFloorEngine = "clusterpolicy-floor"
-	jsonPatchEnvEngine       = "jsonpatch-env"
-	applyEnvEngine           = "apply-env"
+	floorEngine               = "floor"
+	kyvernoFloorEngine        = "kyverno-floor"
+	kyvernoJSONPatchEnvEngine = "kyverno-jsonpatch-env"
+	kyvernoApplyEnvEngine     = "kyverno-apply-env"
+	clusterPolicyFloorEngine  = "clusterpolicy-floor"
+	jsonPatchEnvEngine        = "jsonpatch-env"
+	applyEnvEngine            = "apply-env"
 )
 
-var floorLabel = map[string]string{floorEngine: "native-floor", kyvernoFloorEngine: "kyverno-floor",
-	clusterPolicyFloorEngine: "clusterpolicy-floor", jsonPatchEnvEngine: "jsonpatch-env", applyEnvEngine: "apply-env"}
+var floorLabel = map[string]string{floorEngine: "native-floor", kyvernoFloorEngine: "kyverno-floor", kyvernoJSONPatchEnvEngine: "kyverno-jsonpatch-env",
+	kyvernoApplyEnvEngine: "kyverno-apply-env", clusterPolicyFloorEngine: "clusterpolicy-floor", jsonPatchEnvEngine: "jsonpatch-env", applyEnvEngine: "apply-env"}
 
 // benchEngineVar names the engines one run measures (comma-separated, "none" always
 // among them), for a profile or a quick look at one engine; make bench measures all.
@@ -217,35 +219,44 @@ func benchEngines(b *testing.B, engines []itest.AdmissionEngine) []itest.Admissi
 	return out
 }
 
-// referenceEnv writes the native references' mutations: the label, and the env in
-// every container of both lists the bench Pods have.
+// referenceEnv writes the references' mutations: the label, and the env in every
+// container of both lists the bench Pods have; Kyverno's references, MutatingPolicies,
+// take the native ones' mutations.
 var referenceEnv = map[string]func(env []corev1.EnvVar, label string) admissionregistrationv1.Mutation{
-	jsonPatchEnvEngine: func(env []corev1.EnvVar, label string) admissionregistrationv1.Mutation {
-		var entries, lists []string
-		for _, e := range env {
-			entries = append(entries, fmt.Sprintf(`{"name": dyn(%q), "value": dyn(%q)}`, e.Name, e.Value))
-		}
-		for _, list := range []string{"containers", "initContainers"} {
-			path := `"/spec/` + list + `/" + string(i) + "/env"`
-			lists = append(lists, `(!has(object.spec.`+list+`) ? [] : lists.range(size(object.spec.`+list+`)).map(i, !has(object.spec.`+list+`[i].env) ? `+
-				`[JSONPatch{op: "add", path: `+path+`, value: plist}] : plist.map(e, JSONPatch{op: "add", path: `+path+` + "/-", value: e})).flatten())`)
-		}
-		labelPatch := fmt.Sprintf(`(has(object.metadata.labels) ? [JSONPatch{op: "add", path: "/metadata/labels/%s", value: "yes"}] : [JSONPatch{op: "add", path: "/metadata/labels", value: {%q: "yes"}}])`, label, label)
-		return admissionregistrationv1.Mutation{PatchType: admissionregistrationv1.PatchTypeJSONPatch, JSONPatch: &admissionregistrationv1.JSONPatch{
-			Expression: "[[" + strings.Join(entries, ", ") + "]].map(plist, " + strings.Join(lists, " + ") + " + " + labelPatch + ")[0]"}}
-	},
-	applyEnvEngine: func(env []corev1.EnvVar, label string) admissionregistrationv1.Mutation {
-		var entries, lists []string
-		for _, e := range env {
-			entries = append(entries, fmt.Sprintf(`{"name": %q, "value": %q}`, e.Name, e.Value))
-		}
-		for _, list := range []string{"containers", "initContainers"} {
-			lists = append(lists, `?`+list+`: !has(object.spec.`+list+`) ? optional.none() : optional.of(object.spec.`+list+`.map(c, Object.spec.`+list+
-				`{name: c.name, env: plist.map(e, Object.spec.`+list+`.env{name: e.name, value: e.value})}))`)
-		}
-		return admissionregistrationv1.Mutation{PatchType: admissionregistrationv1.PatchTypeApplyConfiguration, ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{
-			Expression: "[[" + strings.Join(entries, ", ") + "]].map(plist, Object{metadata: Object.metadata{labels: {" + fmt.Sprintf("%q", label) + `: "yes"}}, spec: Object.spec{` + strings.Join(lists, ", ") + "}})[0]"}}
-	},
+	jsonPatchEnvEngine:        jsonPatchEnv,
+	kyvernoJSONPatchEnvEngine: jsonPatchEnv,
+	applyEnvEngine:            applyEnv,
+	kyvernoApplyEnvEngine:     applyEnv,
+}
+
+// jsonPatchEnv appends the env to every container by a JSON patch, and sets the label.
+func jsonPatchEnv(env []corev1.EnvVar, label string) admissionregistrationv1.Mutation {
+	var entries, lists []string
+	for _, e := range env {
+		entries = append(entries, fmt.Sprintf(`{"name": dyn(%q), "value": dyn(%q)}`, e.Name, e.Value))
+	}
+	for _, list := range []string{"containers", "initContainers"} {
+		path := `"/spec/` + list + `/" + string(i) + "/env"`
+		lists = append(lists, `(!has(object.spec.`+list+`) ? [] : lists.range(size(object.spec.`+list+`)).map(i, !has(object.spec.`+list+`[i].env) ? `+
+			`[JSONPatch{op: "add", path: `+path+`, value: plist}] : plist.map(e, JSONPatch{op: "add", path: `+path+` + "/-", value: e})).flatten())`)
+	}
+	labelPatch := fmt.Sprintf(`(has(object.metadata.labels) ? [JSONPatch{op: "add", path: "/metadata/labels/%s", value: "yes"}] : [JSONPatch{op: "add", path: "/metadata/labels", value: {%q: "yes"}}])`, label, label)
+	return admissionregistrationv1.Mutation{PatchType: admissionregistrationv1.PatchTypeJSONPatch, JSONPatch: &admissionregistrationv1.JSONPatch{
+		Expression: "[[" + strings.Join(entries, ", ") + "]].map(plist, " + strings.Join(lists, " + ") + " + " + labelPatch + ")[0]"}}
+}
+
+// applyEnv sets the env in every container by an apply configuration, and the label.
+func applyEnv(env []corev1.EnvVar, label string) admissionregistrationv1.Mutation {
+	var entries, lists []string
+	for _, e := range env {
+		entries = append(entries, fmt.Sprintf(`{"name": %q, "value": %q}`, e.Name, e.Value))
+	}
+	for _, list := range []string{"containers", "initContainers"} {
+		lists = append(lists, `?`+list+`: !has(object.spec.`+list+`) ? optional.none() : optional.of(object.spec.`+list+`.map(c, Object.spec.`+list+
+			`{name: c.name, env: plist.map(e, Object.spec.`+list+`.env{name: e.name, value: e.value})}))`)
+	}
+	return admissionregistrationv1.Mutation{PatchType: admissionregistrationv1.PatchTypeApplyConfiguration, ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{
+		Expression: "[[" + strings.Join(entries, ", ") + "]].map(plist, Object{metadata: Object.metadata{labels: {" + fmt.Sprintf("%q", label) + `: "yes"}}, spec: Object.spec{` + strings.Join(lists, ", ") + "}})[0]"}}
 }
 
 // isFloor tells whether engine is one of the floors or references.
@@ -267,7 +278,7 @@ func bindFloorPolicy(b *testing.B, cp *harness.ControlPlane, objects *itest.Obje
 	clusterPolicies := quietDynamic.Resource(schema.GroupVersionResource{Group: "kyverno.io", Version: "v1", Resource: "clusterpolicies"})
 	policies := cp.Client.AdmissionregistrationV1()
 	switch {
-	case !bind && engine.Name == kyvernoFloorEngine:
+	case !bind && (engine.Name == kyvernoFloorEngine || engine.Name == kyvernoJSONPatchEnvEngine || engine.Name == kyvernoApplyEnvEngine):
 		require.NoError(b, objects.Dynamic.Resource(kyverno).Delete(ctx, label, metav1.DeleteOptions{}))
 	case !bind && engine.Name == clusterPolicyFloorEngine:
 		require.NoError(b, clusterPolicies.Delete(ctx, label, metav1.DeleteOptions{}))
@@ -296,7 +307,7 @@ spec:
 	case !bind:
 		require.NoError(b, policies.MutatingAdmissionPolicyBindings().Delete(ctx, label, metav1.DeleteOptions{}))
 		require.NoError(b, policies.MutatingAdmissionPolicies().Delete(ctx, label, metav1.DeleteOptions{}))
-	case engine.Name == kyvernoFloorEngine:
+	case engine.Name == kyvernoFloorEngine || engine.Name == kyvernoJSONPatchEnvEngine || engine.Name == kyvernoApplyEnvEngine:
 		policy := &unstructured.Unstructured{}
 		require.NoError(b, yaml.Unmarshal([]byte(`apiVersion: policies.kyverno.io/v1
 kind: MutatingPolicy
@@ -313,6 +324,17 @@ spec:
     - patchType: ApplyConfiguration
       applyConfiguration: {expression: '`+expression+`'}
 `), &policy.Object))
+		if write := referenceEnv[engine.Name]; write != nil {
+			// the native reference's mutation, as Kyverno runs it
+			m := write(env, label)
+			mutation := map[string]any{"patchType": string(m.PatchType)}
+			if m.JSONPatch != nil {
+				mutation["jsonPatch"] = map[string]any{"expression": m.JSONPatch.Expression}
+			} else {
+				mutation["applyConfiguration"] = map[string]any{"expression": m.ApplyConfiguration.Expression}
+			}
+			require.NoError(b, unstructured.SetNestedSlice(policy.Object, []any{mutation}, "spec", "mutations"))
+		}
 		_, err := objects.Dynamic.Resource(kyverno).Create(ctx, policy, metav1.CreateOptions{})
 		require.NoError(b, err)
 	default:
