@@ -190,8 +190,9 @@ proxy-policies.jmes.appendEnv — a container's env followed by the proxy's, as 
 expression on the container; with fabric8 (fabric8Env differs from env) fabric8Env's
 values where pred, whether the container may run the fabric8 client, holds. Each plain
 value is written once, in a literal list the entries index (vals), and fabric8's
-NO_PROXY, when the cluster's starts with it, is that cut short: Kyverno scans every
-string it substitutes with regular expressions, so the expression's length is its cost.
+NO_PROXY, when the cluster's starts with it, is that cut short (truncate counts
+characters, as splitList "" does): Kyverno scans every string it substitutes with
+regular expressions, so the expression's length is its cost.
 Input: dict "env" <EnvVar maps> "fabric8Env" <EnvVar maps> "pred" <JMESPath bool on the
 container>. Output: a JMESPath expression of the env list.
 */}}
@@ -216,7 +217,7 @@ container>. Output: a JMESPath expression of the env list.
   {{- if ge $at 0 -}}
     {{- $_ := set $exprs $v (printf "@[1][%d]" $at) -}}
   {{- else -}}
-    {{- range $i, $w := $kept }}{{ if and (not (hasKey $exprs $v)) (hasPrefix (printf "%s," $v) $w) }}{{ $_ := set $exprs $v (printf "truncate(@[1][%d], `%d`)" $i (len $v)) }}{{ end }}{{ end -}}
+    {{- range $i, $w := $kept }}{{ if and (not (hasKey $exprs $v)) (hasPrefix (printf "%s," $v) $w) }}{{ $_ := set $exprs $v (printf "truncate(@[1][%d], `%d`)" $i (len (splitList "" $v))) }}{{ end }}{{ end -}}
   {{- end -}}
 {{- end -}}
 {{- $entries := list -}}
