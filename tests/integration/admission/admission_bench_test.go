@@ -34,7 +34,7 @@ import (
 // MutatingPolicy and ClusterPolicy (its controllers running out-of-cluster); and
 // each engine's floor: a MutatingAdmissionPolicy, and a Kyverno MutatingPolicy,
 // whose apply configuration sets one label, and a ClusterPolicy whose one rule sets
-// it by a JSON patch, what any such policy costs. The
+// it by a JSON patch, what any such policy costs, and references beside them (below). The
 // engines take turns in rounds, so that drift on this machine reaches them all
 // alike; each gets podsPerEngine Pods, of one container, one init container and a
 // few env entries, and each policy engine half as many more whose container sets
@@ -178,13 +178,15 @@ func createBenchPod(b *testing.B, client kubernetes.Interface, name string, app 
 }
 
 // The floors: a policy whose apply configuration sets one label, what any policy of
-// the engine costs (the native one's MutatingAdmissionPolicy, Kyverno's MutatingPolicy).
-// Beside the native floor, two references that show what the mechanism costs: the env the
-// engines inject, with the label, appended to every container by a JSON patch (as the
-// policies do for a Pod without own settings) with none of their logic, and set by an
-// apply configuration; each invoked once (reinvocationPolicy Never: the JSON patch would
-// append again), where the floor, as naive as a policy can be, is invoked twice (the API
-// server invokes a policy with IfNeeded again after its own change).
+// the engine costs (the native one's MutatingAdmissionPolicy, Kyverno's MutatingPolicy),
+// and a ClusterPolicy whose one rule sets it by a JSON patch. Beside the native floor, two
+// references that show what the mechanism costs: the env the engines inject, with the
+// label, appended to every container by a JSON patch (as the policies do for a Pod
+// without own settings) with none of their logic, and set by an apply configuration; each
+// invoked once (reinvocationPolicy Never: the JSON patch would append again), where the
+// floor, as naive as a policy can be, is invoked twice (the API server invokes a policy
+// with IfNeeded again after its own change). Beside Kyverno's floor, the same two as
+// MutatingPolicies (Kyverno's webhook is not invoked again for its own change).
 const (
 	floorEngine               = "floor"
 	kyvernoFloorEngine        = "kyverno-floor"
